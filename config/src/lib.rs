@@ -124,11 +124,20 @@ impl fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
-fn check(ok: bool, field: &'static str, value: impl fmt::Display, reason: impl Into<String>) -> Result<(), ConfigError> {
+fn check(
+    ok: bool,
+    field: &'static str,
+    value: impl fmt::Display,
+    reason: impl Into<String>,
+) -> Result<(), ConfigError> {
     if ok {
         Ok(())
     } else {
-        Err(ConfigError { field, value: value.to_string(), reason: reason.into() })
+        Err(ConfigError {
+            field,
+            value: value.to_string(),
+            reason: reason.into(),
+        })
     }
 }
 
@@ -153,7 +162,12 @@ impl NicConfig {
 
     /// Refuse any value the generator, model or driver cannot honour, naming the field.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check((1..=8).contains(&self.planes), "planes", self.planes, "must be 1..=8")?;
+        check(
+            (1..=8).contains(&self.planes),
+            "planes",
+            self.planes,
+            "must be 1..=8",
+        )?;
         check(
             (1..=MAX_EVS).contains(&self.evs_per_plane),
             "evs_per_plane",
@@ -169,16 +183,36 @@ impl NicConfig {
                 self.total_evs()
             ),
         )?;
-        check(self.ev_width == 32, "ev_width", self.ev_width, "MRC EVs are 32 bits; must be 32")?;
-        check(self.psn_width == 24, "psn_width", self.psn_width, "the BTH PSN is 24 bits; must be 24")?;
+        check(
+            self.ev_width == 32,
+            "ev_width",
+            self.ev_width,
+            "MRC EVs are 32 bits; must be 32",
+        )?;
+        check(
+            self.psn_width == 24,
+            "psn_width",
+            self.psn_width,
+            "the BTH PSN is 24 bits; must be 24",
+        )?;
         check(
             SACK_WINDOWS.contains(&self.sack_window_bits),
             "sack_window_bits",
             self.sack_window_bits,
             format!("must be one of {SACK_WINDOWS:?}"),
         )?;
-        check((1..=255).contains(&self.mpr), "mpr", self.mpr, "must be 1..=255 (units of 128 PSNs)")?;
-        check((50..=500).contains(&self.clock_mhz), "clock_mhz", self.clock_mhz, "must be 50..=500")?;
+        check(
+            (1..=255).contains(&self.mpr),
+            "mpr",
+            self.mpr,
+            "must be 1..=255 (units of 128 PSNs)",
+        )?;
+        check(
+            (50..=500).contains(&self.clock_mhz),
+            "clock_mhz",
+            self.clock_mhz,
+            "must be 50..=500",
+        )?;
         check(
             KNOWN_BOARDS.contains(&self.board.as_str()),
             "board",
@@ -219,6 +253,21 @@ impl NicConfig {
     /// Plane of EV table entry `i` (entries are laid out plane-major), or `None` for padding.
     pub fn plane_of(&self, i: u32) -> Option<u32> {
         (i < self.total_evs()).then(|| i / self.evs_per_plane)
+    }
+
+    /// The built-in EV profile: one 32-bit EV per entry (UDP source port in the high half, flow
+    /// label low bits in the low half), a fixed scramble of the seed so runs are reproducible.
+    /// The RTL's EV RAM is initialised with it and the model starts from the same table.
+    pub fn default_ev_profile(&self) -> Vec<u32> {
+        (0..self.total_evs())
+            .map(|i| {
+                let mut z = (u64::from(self.spray_seed) << 32 | u64::from(i))
+                    .wrapping_add(0x9E37_79B9_7F4A_7C15);
+                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+                (z ^ (z >> 31)) as u32
+            })
+            .collect()
     }
 
     /// Per-QP spray seed: the base seed scrambled by the QP number so QPs sharing a profile
@@ -277,9 +326,18 @@ mod tests {
 
     #[test]
     fn refuses_unknown_fields_and_wrong_types() {
-        assert!(matches!(NicConfig::from_toml("plane = 8"), Err(LoadError::Parse(_))));
-        assert!(matches!(NicConfig::from_toml("planes = \"eight\""), Err(LoadError::Parse(_))));
-        assert!(matches!(NicConfig::from_toml("spray_policy = \"reps\""), Err(LoadError::Parse(_))));
+        assert!(matches!(
+            NicConfig::from_toml("plane = 8"),
+            Err(LoadError::Parse(_))
+        ));
+        assert!(matches!(
+            NicConfig::from_toml("planes = \"eight\""),
+            Err(LoadError::Parse(_))
+        ));
+        assert!(matches!(
+            NicConfig::from_toml("spray_policy = \"reps\""),
+            Err(LoadError::Parse(_))
+        ));
     }
 
     #[test]

@@ -1,1 +1,10 @@
-//! placeholder
+//! Hardware modules of mrc-nic, described in rust-hdl and emitted as Verilog.
+//!
+//! The emitted Verilog, not rust-hdl's own simulator, is what gets verified: `mrc-cosim` runs it
+//! under Verilator in lockstep with the golden model in `mrc-model`.
+
+pub mod emit;
+pub mod ev_spray_arbiter;
+pub mod generate;
+
+pub use emit::{emit_module, Emitted, MODULES};

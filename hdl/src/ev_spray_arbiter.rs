@@ -1,0 +1,576 @@
+//! `ev_spray_arbiter`: per-QP EV table, pseudo-random rotation, path-feedback state machine.
+//!
+//! ```text
+//!            req, plane_ready                 fb_{valid,idx,kind}   ctl_{op,idx,ev}
+//!                  |                                   |                  |
+//!   ctr,lfsr --> s (rotation pointer)                  v                  v
+//!                  |                     +---------------------------------------+
+//!                  v                     | per-entry state  st[i] (2b), pen[i]   |
+//!  R: elig[i] = valid & ready(plane) &   |  1. rotation lands on i: SKIP->GOOD    |
+//!     GOOD & (MRC | pen==0)   <----------|     (BITMAP: pen-1)                   |
+//!     A = elig & (i <= s), E = elig      |  2. feedback: section 2 state machine |
+//!                  | (regs s1a, s1e)     |  3. controller: DENY / ALLOW / LOAD   |
+//!  G: per 16-entry group: any + highest  +---------------------------------------+
+//!                  | (regs s2any*, s2max*)
+//!  S: highest group with an A hit, else with an E hit -> sel
+//!                  | (regs o_*, EV RAM read at sel)
+//!                  v
+//!        grant_valid/none, grant_idx, grant_plane, grant_ev    (2 cycles after req)
+//! ```
+//!
+//! Selection: the grant for a request is the highest eligible index at or below the rotation
+//! pointer `s`, else (wrap) the highest eligible index. `s = (bitrev8(ctr) >> (8 - IW)) ^ lfsr`
+//! masked to the table: within one rotation (`N` requests) `s` visits every entry exactly once,
+//! hopping planes on consecutive requests (bit reversal), in an order scrambled per rotation by a
+//! 16-bit Galois LFSR seeded per QP. Hence an entry that stays eligible is granted within
+//! `2N - 1` consecutive requests, and a SKIP entry (or, under BITMAP, a penalised one) is passed
+//! over until the rotation lands on it, which returns it to GOOD (decrements its penalty).
+//!
+//! Throughput: one request and one feedback and one controller op per clock. The grant of a
+//! request at cycle t uses the table as it stood at t (updates of cycle t apply at its edge)
+//! and appears on the outputs after the edge of cycle t+2. The find-first is split over three
+//! register stages so no path spans the whole table.
+//!
+//! Port widths are fixed (8-bit EV index = the 256-EV MRC maximum); the table size `N` and the
+//! plane layout come from the config as elaboration constants, so one Rust description serves
+//! every config. The golden model is `mrc_model::ev_spray_arbiter`.
+
+use mrc_config::NicConfig;
+use rust_hdl::prelude::*;
+
+/// EV state encoding shared with the model and the driver.
+pub const ST_GOOD: u64 = 0;
+pub const ST_SKIP: u64 = 1;
+pub const ST_ASSUMED_BAD: u64 = 2;
+pub const ST_DENIED: u64 = 3;
+
+#[derive(LogicBlock)]
+pub struct EvSprayArbiter {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset: table back to GOOD (padding DENIED), pipeline emptied, LFSR reseeded.
+    pub rst: Signal<In, Bit>,
+    /// A packet wants an EV this cycle.
+    pub req: Signal<In, Bit>,
+    /// Bit p: plane p has transmit space.
+    pub plane_ready: Signal<In, Bits<8>>,
+    pub fb_valid: Signal<In, Bit>,
+    pub fb_idx: Signal<In, Bits<8>>,
+    /// 0 ACK_GOOD, 1 SKIP_ONCE/ECN, 2 ALWAYS_SKIP, 3 NACK_TRIMMED, 4 NACK_TRIMMED_LASTHOP,
+    /// 5 TIMEOUT, 6 PROBE_NONE, 7 PROBE_SKIP.
+    pub fb_kind: Signal<In, Bits<3>>,
+    /// 0 none, 1 DENY, 2 ALLOW, 3 LOAD (write `ctl_ev`, entry back to GOOD).
+    pub ctl_op: Signal<In, Bits<2>>,
+    pub ctl_idx: Signal<In, Bits<8>>,
+    pub ctl_ev: Signal<In, Bits<32>>,
+    /// 0 MRC state machine, 1 BITMAP penalties.
+    pub policy: Signal<In, Bit>,
+    /// Feedback never retires an EV while `active_count <= min_active`.
+    pub min_active: Signal<In, Bits<9>>,
+    /// Per-QP LFSR seed, loaded on reset (0 is replaced by 0xACE1).
+    pub seed: Signal<In, Bits<16>>,
+    /// State readback address (CSR path); `rd_state`/`rd_pen` one cycle later.
+    pub rd_idx: Signal<In, Bits<8>>,
+
+    pub grant_valid: Signal<Out, Bit>,
+    /// A request found no eligible EV.
+    pub grant_none: Signal<Out, Bit>,
+    pub grant_idx: Signal<Out, Bits<8>>,
+    pub grant_plane: Signal<Out, Bits<3>>,
+    /// EV value of the granted entry (meaningful with `grant_valid`).
+    pub grant_ev: Signal<Out, Bits<32>>,
+    /// Entries in GOOD or SKIP.
+    pub active_count: Signal<Out, Bits<9>>,
+    /// Feedback for an index outside the profile was dropped.
+    pub fb_drop: Signal<Out, Bit>,
+    /// Controller op for an index outside the profile was dropped.
+    pub ctl_drop: Signal<Out, Bit>,
+    /// A retirement (ALWAYS_SKIP / TIMEOUT) was held to SKIP by `min_active`.
+    pub retire_held: Signal<Out, Bit>,
+    pub rd_state: Signal<Out, Bits<2>>,
+    pub rd_pen: Signal<Out, Bits<4>>,
+
+    // Elaboration constants (emitted as localparams).
+    n_mask: Constant<Bits<8>>,
+    rev_shift: Constant<Bits<8>>,
+    last_valid: Constant<Bits<8>>,
+    total: Constant<Bits<9>>,
+    lfsr_taps: Constant<Bits<16>>,
+    ent_index: Vec<Constant<Bits<8>>>,
+    ent_valid: Vec<Constant<Bit>>,
+    ent_plane: Vec<Constant<Bits<3>>>,
+    nibble: Vec<Constant<Bits<4>>>,
+    group_base: Vec<Constant<Bits<8>>>,
+    plane_num: Vec<Constant<Bits<3>>>,
+    plane_start: Vec<Constant<Bits<9>>>,
+
+    // State.
+    st: Vec<DFF<Bits<2>>>,
+    pen: Vec<DFF<Bits<4>>>,
+    ctr: DFF<Bits<8>>,
+    lfsr: DFF<Bits<16>>,
+    active: DFF<Bits<9>>,
+    s1v: DFF<Bit>,
+    s1a: Vec<DFF<Bit>>,
+    s1e: Vec<DFF<Bit>>,
+    s2v: DFF<Bit>,
+    s2anya: Vec<DFF<Bit>>,
+    s2maxa: Vec<DFF<Bits<4>>>,
+    s2anye: Vec<DFF<Bit>>,
+    s2maxe: Vec<DFF<Bits<4>>>,
+    o_gv: DFF<Bit>,
+    o_gn: DFF<Bit>,
+    o_gi: DFF<Bits<8>>,
+    o_gp: DFF<Bits<3>>,
+    o_fbd: DFF<Bit>,
+    o_ctd: DFF<Bit>,
+    o_rh: DFF<Bit>,
+    o_rds: DFF<Bits<2>>,
+    o_rdp: DFF<Bits<4>>,
+    ev_ram: RAM<Bits<32>, 8>,
+
+    // Combinational intermediates (reused per unrolled iteration).
+    rev: Signal<Local, Bits<8>>,
+    s: Signal<Local, Bits<8>>,
+    retire_ok: Signal<Local, Bit>,
+    fb_in: Signal<Local, Bit>,
+    ctl_in: Signal<Local, Bit>,
+    old_fb: Signal<Local, Bits<2>>,
+    old_ctl: Signal<Local, Bits<2>>,
+    fb_retire: Signal<Local, Bit>,
+    fb_revive: Signal<Local, Bit>,
+    fb_is_retire_kind: Signal<Local, Bit>,
+    same_idx: Signal<Local, Bit>,
+    acnt: Signal<Local, Bits<9>>,
+    elig: Signal<Local, Bit>,
+    nst: Signal<Local, Bits<2>>,
+    npen: Signal<Local, Bits<4>>,
+    hit: Signal<Local, Bit>,
+    t_any: Signal<Local, Bit>,
+    t_max: Signal<Local, Bits<4>>,
+    t_any2: Signal<Local, Bit>,
+    t_max2: Signal<Local, Bits<4>>,
+    found_a: Signal<Local, Bit>,
+    found: Signal<Local, Bit>,
+    sel: Signal<Local, Bits<8>>,
+    gp: Signal<Local, Bits<3>>,
+    rds: Signal<Local, Bits<2>>,
+    rdp: Signal<Local, Bits<4>>,
+
+    _n: usize,
+    _groups: usize,
+}
+
+impl EvSprayArbiter {
+    /// Elaborate the arbiter for a validated config.
+    pub fn new(cfg: &NicConfig) -> Self {
+        let n = cfg.ev_table_entries() as usize;
+        let iw = cfg.ev_index_bits() as u64;
+        let total = cfg.total_evs() as u64;
+        let groups = n / 16;
+        let mut ram = std::collections::BTreeMap::new();
+        for (i, v) in cfg.default_ev_profile().into_iter().enumerate() {
+            ram.insert(Bits::<8>::from(i as u64), Bits::<32>::from(u64::from(v)));
+        }
+        let c8 = |v: u64| Constant::new(Bits::<8>::from(v));
+        Self {
+            clock: Default::default(),
+            rst: Default::default(),
+            req: Default::default(),
+            plane_ready: Default::default(),
+            fb_valid: Default::default(),
+            fb_idx: Default::default(),
+            fb_kind: Default::default(),
+            ctl_op: Default::default(),
+            ctl_idx: Default::default(),
+            ctl_ev: Default::default(),
+            policy: Default::default(),
+            min_active: Default::default(),
+            seed: Default::default(),
+            rd_idx: Default::default(),
+            grant_valid: Default::default(),
+            grant_none: Default::default(),
+            grant_idx: Default::default(),
+            grant_plane: Default::default(),
+            grant_ev: Default::default(),
+            active_count: Default::default(),
+            fb_drop: Default::default(),
+            ctl_drop: Default::default(),
+            retire_held: Default::default(),
+            rd_state: Default::default(),
+            rd_pen: Default::default(),
+            n_mask: c8(n as u64 - 1),
+            rev_shift: c8(8 - iw),
+            last_valid: c8(total - 1),
+            total: Constant::new(total.into()),
+            lfsr_taps: Constant::new(0xB400u64.into()),
+            ent_index: (0..n as u64).map(c8).collect(),
+            ent_valid: (0..n as u64).map(|i| Constant::new(i < total)).collect(),
+            ent_plane: (0..n as u32)
+                .map(|i| Constant::new(u64::from(cfg.plane_of(i).unwrap_or(0)).into()))
+                .collect(),
+            nibble: (0..16u64).map(|j| Constant::new(j.into())).collect(),
+            group_base: (0..groups as u64).map(|g| c8(g * 16)).collect(),
+            // Planes 1..=7 only: plane 0 is the default of the compare chain.
+            plane_num: (1..8u64).map(|p| Constant::new(p.into())).collect(),
+            plane_start: (1..8u64)
+                .map(|p| {
+                    let start = if p < u64::from(cfg.planes) {
+                        p * u64::from(cfg.evs_per_plane)
+                    } else {
+                        256
+                    };
+                    Constant::new(start.into())
+                })
+                .collect(),
+            st: (0..n).map(|_| DFF::default()).collect(),
+            pen: (0..n).map(|_| DFF::default()).collect(),
+            ctr: Default::default(),
+            lfsr: Default::default(),
+            active: Default::default(),
+            s1v: Default::default(),
+            s1a: (0..n).map(|_| DFF::default()).collect(),
+            s1e: (0..n).map(|_| DFF::default()).collect(),
+            s2v: Default::default(),
+            s2anya: (0..groups).map(|_| DFF::default()).collect(),
+            s2maxa: (0..groups).map(|_| DFF::default()).collect(),
+            s2anye: (0..groups).map(|_| DFF::default()).collect(),
+            s2maxe: (0..groups).map(|_| DFF::default()).collect(),
+            o_gv: Default::default(),
+            o_gn: Default::default(),
+            o_gi: Default::default(),
+            o_gp: Default::default(),
+            o_fbd: Default::default(),
+            o_ctd: Default::default(),
+            o_rh: Default::default(),
+            o_rds: Default::default(),
+            o_rdp: Default::default(),
+            ev_ram: RAM::new(ram),
+            rev: Default::default(),
+            s: Default::default(),
+            retire_ok: Default::default(),
+            fb_in: Default::default(),
+            ctl_in: Default::default(),
+            old_fb: Default::default(),
+            old_ctl: Default::default(),
+            fb_retire: Default::default(),
+            fb_revive: Default::default(),
+            fb_is_retire_kind: Default::default(),
+            same_idx: Default::default(),
+            acnt: Default::default(),
+            elig: Default::default(),
+            nst: Default::default(),
+            npen: Default::default(),
+            hit: Default::default(),
+            t_any: Default::default(),
+            t_max: Default::default(),
+            t_any2: Default::default(),
+            t_max2: Default::default(),
+            found_a: Default::default(),
+            found: Default::default(),
+            sel: Default::default(),
+            gp: Default::default(),
+            rds: Default::default(),
+            rdp: Default::default(),
+            _n: n,
+            _groups: groups,
+        }
+    }
+}
+
+impl Logic for EvSprayArbiter {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, ctr, lfsr, active, s1v, s2v, o_gv, o_gn, o_gi, o_gp, o_fbd, o_ctd, o_rh,
+            o_rds, o_rdp
+        );
+        self.ev_ram.read_clock.next = self.clock.val();
+        self.ev_ram.write_clock.next = self.clock.val();
+
+        // ---- rotation pointer ------------------------------------------------------------
+        self.rev.next = bits::<8>(0);
+        for b in 0..8 {
+            self.rev.next = self
+                .rev
+                .val()
+                .replace_bit(b, self.ctr.q.val().get_bit(7 - b));
+        }
+        self.s.next = ((self.rev.val() >> self.rev_shift.val())
+            ^ bit_cast::<8, 16>(self.lfsr.q.val()))
+            & self.n_mask.val();
+        if self.req.val() {
+            self.ctr.d.next = self.ctr.q.val() + 1;
+            if (self.ctr.q.val() & self.n_mask.val()) == self.n_mask.val() {
+                if self.lfsr.q.val().get_bit(0) {
+                    self.lfsr.d.next = (self.lfsr.q.val() >> 1) ^ self.lfsr_taps.val();
+                } else {
+                    self.lfsr.d.next = self.lfsr.q.val() >> 1;
+                }
+            }
+        }
+
+        // ---- feedback / controller pre-decode ----------------------------------------------
+        self.retire_ok.next = self.active.q.val() > self.min_active.val();
+        self.fb_in.next = self.fb_valid.val() & (self.fb_idx.val() <= self.last_valid.val());
+        self.ctl_in.next = (self.ctl_op.val() != 0) & (self.ctl_idx.val() <= self.last_valid.val());
+        self.old_fb.next = bits::<2>(0);
+        self.old_ctl.next = bits::<2>(0);
+        self.rds.next = bits::<2>(0);
+        self.rdp.next = bits::<4>(0);
+        for i in 0..self._n {
+            if self.fb_idx.val() == self.ent_index[i].val() {
+                self.old_fb.next = self.st[i].q.val();
+            }
+            if self.ctl_idx.val() == self.ent_index[i].val() {
+                self.old_ctl.next = self.st[i].q.val();
+            }
+            if self.rd_idx.val() == self.ent_index[i].val() {
+                self.rds.next = self.st[i].q.val();
+                self.rdp.next = self.pen[i].q.val();
+            }
+        }
+        self.fb_is_retire_kind.next = (self.fb_kind.val() == 2) | (self.fb_kind.val() == 5);
+        self.fb_retire.next = self.fb_in.val()
+            & !self.policy.val()
+            & self.fb_is_retire_kind.val()
+            & (self.old_fb.val() <= 1)
+            & self.retire_ok.val();
+        self.fb_revive.next = self.fb_in.val()
+            & !self.policy.val()
+            & ((self.fb_kind.val() == 6) | (self.fb_kind.val() == 7))
+            & (self.old_fb.val() == 2);
+        self.same_idx.next = self.ctl_in.val() & (self.fb_idx.val() == self.ctl_idx.val());
+
+        // ---- active count: only the fb entry and the ctl entry can change activity ---------
+        self.acnt.next = self.active.q.val();
+        if self.ctl_in.val() {
+            if (self.ctl_op.val() != 1) & (self.old_ctl.val() >= 2) {
+                self.acnt.next = self.acnt.val() + 1;
+            }
+            if (self.ctl_op.val() == 1) & (self.old_ctl.val() <= 1) {
+                self.acnt.next = self.acnt.val() - 1;
+            }
+        }
+        if !self.same_idx.val() {
+            if self.fb_revive.val() {
+                self.acnt.next = self.acnt.val() + 1;
+            }
+            if self.fb_retire.val() {
+                self.acnt.next = self.acnt.val() - 1;
+            }
+        }
+        self.active.d.next = self.acnt.val();
+
+        // ---- per-entry: eligibility (stage R) and next state -----------------------------
+        for i in 0..self._n {
+            self.st[i].clock.next = self.clock.val();
+            self.pen[i].clock.next = self.clock.val();
+            self.s1a[i].clock.next = self.clock.val();
+            self.s1e[i].clock.next = self.clock.val();
+
+            self.elig.next = self.ent_valid[i].val()
+                & self
+                    .plane_ready
+                    .val()
+                    .get_bit(self.ent_plane[i].val().index())
+                & (self.st[i].q.val() == 0)
+                & (!self.policy.val() | (self.pen[i].q.val() == 0));
+            self.s1e[i].d.next = self.elig.val();
+            self.s1a[i].d.next = self.elig.val() & (self.ent_index[i].val() <= self.s.val());
+
+            self.nst.next = self.st[i].q.val();
+            self.npen.next = self.pen[i].q.val();
+            // 1. the rotation lands on this entry
+            if self.req.val() & (self.s.val() == self.ent_index[i].val()) {
+                if self.policy.val() {
+                    if self.npen.val() != 0 {
+                        self.npen.next = self.npen.val() - 1;
+                    }
+                } else if self.nst.val() == 1 {
+                    self.nst.next = bits::<2>(0);
+                }
+            }
+            // 2. path feedback
+            self.hit.next = self.fb_in.val() & (self.fb_idx.val() == self.ent_index[i].val());
+            if self.hit.val() {
+                if self.policy.val() {
+                    if self.fb_kind.val() == 1 {
+                        if self.npen.val() != 15 {
+                            self.npen.next = self.npen.val() + 1;
+                        }
+                    }
+                    if self.fb_kind.val() == 3 {
+                        if self.npen.val() >= 11 {
+                            self.npen.next = bits::<4>(15);
+                        } else {
+                            self.npen.next = self.npen.val() + 4;
+                        }
+                    }
+                    if self.fb_is_retire_kind.val() {
+                        self.npen.next = bits::<4>(15);
+                    }
+                } else {
+                    if (self.fb_kind.val() == 1) | (self.fb_kind.val() == 3) {
+                        if self.nst.val() == 0 {
+                            self.nst.next = bits::<2>(1);
+                        }
+                    }
+                    if self.fb_is_retire_kind.val() {
+                        if self.nst.val() <= 1 {
+                            if self.retire_ok.val() {
+                                self.nst.next = bits::<2>(2);
+                            } else {
+                                self.nst.next = bits::<2>(1);
+                            }
+                        }
+                    }
+                    if self.fb_kind.val() == 6 {
+                        if self.nst.val() == 2 {
+                            self.nst.next = bits::<2>(0);
+                        }
+                    }
+                    if self.fb_kind.val() == 7 {
+                        if self.nst.val() == 2 {
+                            self.nst.next = bits::<2>(1);
+                        }
+                    }
+                }
+            }
+            // 3. controller
+            if self.ctl_in.val() & (self.ctl_idx.val() == self.ent_index[i].val()) {
+                if self.ctl_op.val() == 1 {
+                    self.nst.next = bits::<2>(3);
+                } else {
+                    self.nst.next = bits::<2>(0);
+                    self.npen.next = bits::<4>(0);
+                }
+            }
+            if self.rst.val() {
+                self.npen.next = bits::<4>(0);
+                if self.ent_valid[i].val() {
+                    self.nst.next = bits::<2>(0);
+                } else {
+                    self.nst.next = bits::<2>(3);
+                }
+            }
+            self.st[i].d.next = self.nst.val();
+            self.pen[i].d.next = self.npen.val();
+        }
+        self.s1v.d.next = self.req.val();
+
+        // ---- stage G: per 16-entry group, any hit and the highest hit ----------------------
+        for g in 0..self._groups {
+            self.s2anya[g].clock.next = self.clock.val();
+            self.s2maxa[g].clock.next = self.clock.val();
+            self.s2anye[g].clock.next = self.clock.val();
+            self.s2maxe[g].clock.next = self.clock.val();
+            self.t_any.next = false;
+            self.t_max.next = bits::<4>(0);
+            self.t_any2.next = false;
+            self.t_max2.next = bits::<4>(0);
+            for j in 0..16 {
+                if self.s1a[g * 16 + j].q.val() {
+                    self.t_any.next = true;
+                    self.t_max.next = self.nibble[j].val();
+                }
+                if self.s1e[g * 16 + j].q.val() {
+                    self.t_any2.next = true;
+                    self.t_max2.next = self.nibble[j].val();
+                }
+            }
+            self.s2anya[g].d.next = self.t_any.val();
+            self.s2maxa[g].d.next = self.t_max.val();
+            self.s2anye[g].d.next = self.t_any2.val();
+            self.s2maxe[g].d.next = self.t_max2.val();
+        }
+        self.s2v.d.next = self.s1v.q.val();
+
+        // ---- stage S: highest group with an at-or-below-s hit, else wrap --------------------
+        self.sel.next = bits::<8>(0);
+        self.found_a.next = false;
+        self.found.next = false;
+        for g in 0..self._groups {
+            if self.s2anya[g].q.val() {
+                self.found_a.next = true;
+                // bit_cast's width is evaluated at elaboration, so it cannot name a loop index.
+                self.t_max.next = self.s2maxa[g].q.val();
+                self.sel.next = self.group_base[g].val() | bit_cast::<8, 4>(self.t_max.val());
+            }
+        }
+        if !self.found_a.val() {
+            for g in 0..self._groups {
+                if self.s2anye[g].q.val() {
+                    self.found.next = true;
+                    self.t_max.next = self.s2maxe[g].q.val();
+                    self.sel.next = self.group_base[g].val() | bit_cast::<8, 4>(self.t_max.val());
+                }
+            }
+        } else {
+            self.found.next = true;
+        }
+        if !self.s2v.q.val() {
+            self.found.next = false;
+            self.sel.next = bits::<8>(0);
+        }
+        self.gp.next = bits::<3>(0);
+        for p in 0..7 {
+            if bit_cast::<9, 8>(self.sel.val()) >= self.plane_start[p].val() {
+                self.gp.next = self.plane_num[p].val();
+            }
+        }
+        self.o_gv.d.next = self.found.val();
+        self.o_gn.d.next = self.s2v.q.val() & !self.found.val();
+        self.o_gi.d.next = self.sel.val();
+        self.o_gp.d.next = self.gp.val();
+        self.ev_ram.read_address.next = self.sel.val();
+        self.ev_ram.write_address.next = self.ctl_idx.val();
+        self.ev_ram.write_data.next = self.ctl_ev.val();
+        self.ev_ram.write_enable.next =
+            self.ctl_in.val() & (self.ctl_op.val() == 3) & !self.rst.val();
+
+        // ---- status outputs --------------------------------------------------------------
+        self.o_fbd.d.next = self.fb_valid.val() & !self.fb_in.val();
+        self.o_ctd.d.next = (self.ctl_op.val() != 0) & !self.ctl_in.val();
+        self.o_rh.d.next = self.fb_in.val()
+            & !self.policy.val()
+            & self.fb_is_retire_kind.val()
+            & (self.old_fb.val() <= 1)
+            & !self.retire_ok.val();
+        self.o_rds.d.next = self.rds.val();
+        self.o_rdp.d.next = self.rdp.val();
+
+        // ---- synchronous reset -----------------------------------------------------------
+        if self.rst.val() {
+            self.ctr.d.next = bits::<8>(0);
+            if self.seed.val() == 0 {
+                self.lfsr.d.next = bits::<16>(0xACE1);
+            } else {
+                self.lfsr.d.next = self.seed.val();
+            }
+            self.active.d.next = self.total.val();
+            self.s1v.d.next = false;
+            self.s2v.d.next = false;
+            self.o_gv.d.next = false;
+            self.o_gn.d.next = false;
+            self.o_gi.d.next = bits::<8>(0);
+            self.o_gp.d.next = bits::<3>(0);
+            self.o_fbd.d.next = false;
+            self.o_ctd.d.next = false;
+            self.o_rh.d.next = false;
+            self.o_rds.d.next = bits::<2>(0);
+            self.o_rdp.d.next = bits::<4>(0);
+        }
+
+        self.grant_valid.next = self.o_gv.q.val();
+        self.grant_none.next = self.o_gn.q.val();
+        self.grant_idx.next = self.o_gi.q.val();
+        self.grant_plane.next = self.o_gp.q.val();
+        self.grant_ev.next = self.ev_ram.read_data.val();
+        self.active_count.next = self.active.q.val();
+        self.fb_drop.next = self.o_fbd.q.val();
+        self.ctl_drop.next = self.o_ctd.q.val();
+        self.retire_held.next = self.o_rh.q.val();
+        self.rd_state.next = self.o_rds.q.val();
+        self.rd_pen.next = self.o_rdp.q.val();
+    }
+}
