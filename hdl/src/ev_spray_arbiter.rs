@@ -8,28 +8,34 @@
 //!                  v                     | per-entry state  st[i] (2b), pen[i]   |
 //!  R: elig[i] = valid & ready(plane) &   |  1. rotation lands on i: SKIP->GOOD    |
 //!     GOOD & (MRC | pen==0)   <----------|     (BITMAP: pen-1)                   |
-//!     A = elig & (i <= s), E = elig      |  2. feedback: section 2 state machine |
+//!     A = elig & (i%16 <= s%16), E = elig|  2. feedback: section 2 state machine |
 //!                  | (regs s1a, s1e)     |  3. controller: DENY / ALLOW / LOAD   |
 //!  G: per 16-entry group: any + highest  +---------------------------------------+
 //!                  | (regs s2any*, s2max*)
-//!  S: highest group with an A hit, else with an E hit -> sel
-//!                  | (regs o_*, EV RAM read at sel)
+//!  S: round-robin over groups with an E hit (rr); in that group the A hit, else the E hit
+//!                  | (regs o_*, rr; EV RAM read at sel)
 //!                  v
 //!        grant_valid/none, grant_idx, grant_plane, grant_ev    (2 cycles after req)
 //! ```
 //!
-//! Selection: the grant for a request is the highest eligible index at or below the rotation
-//! pointer `s`, else (wrap) the highest eligible index. `s = (bitrev8(ctr) >> (8 - IW)) ^ lfsr`
-//! masked to the table: within one rotation (`N` requests) `s` visits every entry exactly once,
-//! hopping planes on consecutive requests (bit reversal), in an order scrambled per rotation by a
-//! 16-bit Galois LFSR seeded per QP. Hence an entry that stays eligible is granted within
-//! `2N - 1` consecutive requests, and a SKIP entry (or, under BITMAP, a penalised one) is passed
-//! over until the rotation lands on it, which returns it to GOOD (decrements its penalty).
+//! Selection has two levels. The 16-entry group (a plane, in the default 8 x 16 layout) is
+//! chosen by round-robin among the groups that hold an eligible EV, so when a plane dies or
+//! has no transmit space its share spreads evenly over the others instead of landing on a
+//! neighbour. Inside the group, the grant is the highest eligible entry whose low nibble is at
+//! or below the rotation pointer's, else the group's highest eligible entry. The pointer is
+//! `s = (bitrev8(ctr) >> (8 - IW)) ^ lfsr`, masked to the table: it visits every entry once per
+//! rotation (`N` requests) in an order scrambled per rotation by a 16-bit Galois LFSR seeded per
+//! QP, so QPs sharing a profile do not lock-step. Its low nibble holds for `G = N/16`
+//! consecutive requests and a continuously eligible group is served at least once per `G`
+//! requests, so an EV that stays eligible is granted within `2N - 1` consecutive requests.
+//! A SKIP entry (under BITMAP, a penalised one) is passed over until the rotation lands on it,
+//! which returns it to GOOD (decrements its penalty): "skip for one rotation".
 //!
-//! Throughput: one request and one feedback and one controller op per clock. The grant of a
+//! Throughput: one request, one feedback and one controller op per clock. The grant of a
 //! request at cycle t uses the table as it stood at t (updates of cycle t apply at its edge)
 //! and appears on the outputs after the edge of cycle t+2. The find-first is split over three
-//! register stages so no path spans the whole table.
+//! register stages so no path spans the whole table; the only loop is the `rr` round-robin
+//! over at most 16 groups.
 //!
 //! Port widths are fixed (8-bit EV index = the 256-EV MRC maximum); the table size `N` and the
 //! plane layout come from the config as elaboration constants, so one Rust description serves
@@ -100,6 +106,7 @@ pub struct EvSprayArbiter {
     ent_plane: Vec<Constant<Bits<3>>>,
     nibble: Vec<Constant<Bits<4>>>,
     group_base: Vec<Constant<Bits<8>>>,
+    group_last: Constant<Bits<4>>,
     plane_num: Vec<Constant<Bits<3>>>,
     plane_start: Vec<Constant<Bits<9>>>,
 
@@ -108,6 +115,7 @@ pub struct EvSprayArbiter {
     pen: Vec<DFF<Bits<4>>>,
     ctr: DFF<Bits<8>>,
     lfsr: DFF<Bits<16>>,
+    rr: DFF<Bits<4>>,
     active: DFF<Bits<9>>,
     s1v: DFF<Bit>,
     s1a: Vec<DFF<Bit>>,
@@ -150,6 +158,12 @@ pub struct EvSprayArbiter {
     t_any2: Signal<Local, Bit>,
     t_max2: Signal<Local, Bits<4>>,
     found_a: Signal<Local, Bit>,
+    s_lo: Signal<Local, Bits<4>>,
+    pick_hi: Signal<Local, Bits<8>>,
+    pick_lo: Signal<Local, Bits<8>>,
+    g_hi: Signal<Local, Bits<4>>,
+    g_lo: Signal<Local, Bits<4>>,
+    g_sel: Signal<Local, Bits<4>>,
     found: Signal<Local, Bit>,
     sel: Signal<Local, Bits<8>>,
     gp: Signal<Local, Bits<3>>,
@@ -210,6 +224,7 @@ impl EvSprayArbiter {
                 .collect(),
             nibble: (0..16u64).map(|j| Constant::new(j.into())).collect(),
             group_base: (0..groups as u64).map(|g| c8(g * 16)).collect(),
+            group_last: Constant::new((groups as u64 - 1).into()),
             // Planes 1..=7 only: plane 0 is the default of the compare chain.
             plane_num: (1..8u64).map(|p| Constant::new(p.into())).collect(),
             plane_start: (1..8u64)
@@ -226,6 +241,7 @@ impl EvSprayArbiter {
             pen: (0..n).map(|_| DFF::default()).collect(),
             ctr: Default::default(),
             lfsr: Default::default(),
+            rr: Default::default(),
             active: Default::default(),
             s1v: Default::default(),
             s1a: (0..n).map(|_| DFF::default()).collect(),
@@ -266,6 +282,12 @@ impl EvSprayArbiter {
             t_any2: Default::default(),
             t_max2: Default::default(),
             found_a: Default::default(),
+            s_lo: Default::default(),
+            pick_hi: Default::default(),
+            pick_lo: Default::default(),
+            g_hi: Default::default(),
+            g_lo: Default::default(),
+            g_sel: Default::default(),
             found: Default::default(),
             sel: Default::default(),
             gp: Default::default(),
@@ -281,8 +303,8 @@ impl Logic for EvSprayArbiter {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, ctr, lfsr, active, s1v, s2v, o_gv, o_gn, o_gi, o_gp, o_fbd, o_ctd, o_rh,
-            o_rds, o_rdp
+            self, clock, ctr, lfsr, rr, active, s1v, s2v, o_gv, o_gn, o_gi, o_gp, o_fbd, o_ctd,
+            o_rh, o_rds, o_rdp
         );
         self.ev_ram.read_clock.next = self.clock.val();
         self.ev_ram.write_clock.next = self.clock.val();
@@ -298,6 +320,7 @@ impl Logic for EvSprayArbiter {
         self.s.next = ((self.rev.val() >> self.rev_shift.val())
             ^ bit_cast::<8, 16>(self.lfsr.q.val()))
             & self.n_mask.val();
+        self.s_lo.next = bit_cast::<4, 8>(self.s.val());
         if self.req.val() {
             self.ctr.d.next = self.ctr.q.val() + 1;
             if (self.ctr.q.val() & self.n_mask.val()) == self.n_mask.val() {
@@ -376,7 +399,7 @@ impl Logic for EvSprayArbiter {
                 & (self.st[i].q.val() == 0)
                 & (!self.policy.val() | (self.pen[i].q.val() == 0));
             self.s1e[i].d.next = self.elig.val();
-            self.s1a[i].d.next = self.elig.val() & (self.ent_index[i].val() <= self.s.val());
+            self.s1a[i].d.next = self.elig.val() & (self.nibble[i % 16].val() <= self.s_lo.val());
 
             self.nst.next = self.st[i].q.val();
             self.npen.next = self.pen[i].q.val();
@@ -485,32 +508,50 @@ impl Logic for EvSprayArbiter {
         }
         self.s2v.d.next = self.s1v.q.val();
 
-        // ---- stage S: highest group with an at-or-below-s hit, else wrap --------------------
+        // ---- stage S: round-robin over groups with an eligible entry (descending from `rr`),
+        // then the group's at-or-below-pointer hit, else its highest eligible entry ----------
         self.sel.next = bits::<8>(0);
+        self.pick_hi.next = bits::<8>(0);
+        self.pick_lo.next = bits::<8>(0);
+        self.g_hi.next = bits::<4>(0);
+        self.g_lo.next = bits::<4>(0);
         self.found_a.next = false;
         self.found.next = false;
         for g in 0..self._groups {
-            if self.s2anya[g].q.val() {
-                self.found_a.next = true;
-                // bit_cast's width is evaluated at elaboration, so it cannot name a loop index.
-                self.t_max.next = self.s2maxa[g].q.val();
-                self.sel.next = self.group_base[g].val() | bit_cast::<8, 4>(self.t_max.val());
-            }
-        }
-        if !self.found_a.val() {
-            for g in 0..self._groups {
-                if self.s2anye[g].q.val() {
-                    self.found.next = true;
+            if self.s2anye[g].q.val() {
+                self.found.next = true;
+                if self.s2anya[g].q.val() {
+                    self.t_max.next = self.s2maxa[g].q.val();
+                } else {
                     self.t_max.next = self.s2maxe[g].q.val();
-                    self.sel.next = self.group_base[g].val() | bit_cast::<8, 4>(self.t_max.val());
+                }
+                // bit_cast's width is evaluated at elaboration, so it cannot name a loop index.
+                self.pick_hi.next = self.group_base[g].val() | bit_cast::<8, 4>(self.t_max.val());
+                self.g_hi.next = self.nibble[g].val();
+                if self.nibble[g].val() <= self.rr.q.val() {
+                    self.found_a.next = true;
+                    self.pick_lo.next = self.pick_hi.val();
+                    self.g_lo.next = self.nibble[g].val();
                 }
             }
+        }
+        if self.found_a.val() {
+            self.sel.next = self.pick_lo.val();
+            self.g_sel.next = self.g_lo.val();
         } else {
-            self.found.next = true;
+            self.sel.next = self.pick_hi.val();
+            self.g_sel.next = self.g_hi.val();
         }
         if !self.s2v.q.val() {
             self.found.next = false;
             self.sel.next = bits::<8>(0);
+        }
+        if self.found.val() {
+            if self.g_sel.val() == 0 {
+                self.rr.d.next = self.group_last.val();
+            } else {
+                self.rr.d.next = self.g_sel.val() - 1;
+            }
         }
         self.gp.next = bits::<3>(0);
         for p in 0..7 {
@@ -542,6 +583,7 @@ impl Logic for EvSprayArbiter {
         // ---- synchronous reset -----------------------------------------------------------
         if self.rst.val() {
             self.ctr.d.next = bits::<8>(0);
+            self.rr.d.next = bits::<4>(0);
             if self.seed.val() == 0 {
                 self.lfsr.d.next = bits::<16>(0xACE1);
             } else {

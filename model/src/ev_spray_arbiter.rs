@@ -1,6 +1,10 @@
 //! Golden model of `ev_spray_arbiter`: cycle- and bit-exact with the RTL, written to be read
 //! against `shared/spec/mrc-notes.md` section 2.
 //!
+//! Selection (see the RTL's module doc for the why): the 16-entry group by round-robin among
+//! groups with an eligible EV, then inside it the highest eligible entry at or below the
+//! rotation pointer's low nibble, else its highest eligible entry.
+//!
 //! Contract (the RTL's, restated): `step(inputs)` is one rising clock edge; the returned outputs
 //! are the registers after that edge. A request at step t is answered in the outputs of step
 //! t+2 and is decided on the table as it stood at step t. Within one step the table updates
@@ -127,6 +131,9 @@ pub struct EvSprayArbiter {
     // rotation
     ctr: u8,
     lfsr: u16,
+    /// Round-robin group pointer: the next grant goes to the highest group <= rr with an
+    /// eligible entry (else the highest such group), then rr moves just below it.
+    rr: usize,
     // pipeline: stage 1 (eligibility snapshot), stage 2 (per-group summaries)
     s1_valid: bool,
     s1_at_or_below: Vec<bool>,
@@ -155,6 +162,7 @@ impl EvSprayArbiter {
             ev_ram,
             ctr: 0,
             lfsr: 0,
+            rr: 0,
             s1_valid: false,
             s1_at_or_below: vec![false; n],
             s1_elig: vec![false; n],
@@ -210,7 +218,7 @@ impl EvSprayArbiter {
                     && (!x.policy || self.pen[i] == 0)
             })
             .collect();
-        let at_or_below: Vec<bool> = (0..n).map(|i| elig[i] && i <= s).collect();
+        let at_or_below: Vec<bool> = (0..n).map(|i| elig[i] && i % 16 <= s % 16).collect();
 
         // Stage G: per 16-entry group, the highest hit.
         let highest =
@@ -221,17 +229,19 @@ impl EvSprayArbiter {
             .collect();
         let next_s2_any: Vec<Option<u8>> = (0..groups).map(|g| highest(&self.s1_elig, g)).collect();
 
-        // Stage S: the highest eligible entry at or below s, else the highest eligible (wrap).
-        let pick = |v: &[Option<u8>]| {
-            (0..groups)
-                .rev()
-                .find_map(|g| v[g].map(|j| g * 16 + j as usize))
-        };
-        let sel = if self.s2_valid {
-            pick(&self.s2_below).or_else(|| pick(&self.s2_any))
+        // Stage S: round-robin over groups holding an eligible entry; inside the chosen group
+        // the at-or-below-pointer hit, else its highest eligible entry.
+        let group = if self.s2_valid {
+            let with_hit = (0..groups).filter(|&g| self.s2_any[g].is_some());
+            with_hit
+                .clone()
+                .filter(|&g| g <= self.rr)
+                .max()
+                .or_else(|| with_hit.max())
         } else {
             None
         };
+        let sel = group.map(|g| g * 16 + self.s2_below[g].or(self.s2_any[g]).unwrap() as usize);
         let sel_idx = sel.unwrap_or(0);
 
         // Table updates, in order: landing, feedback, controller, reset.
@@ -294,6 +304,9 @@ impl EvSprayArbiter {
             }
             self.ctr = self.ctr.wrapping_add(1);
         }
+        if let Some(g) = group {
+            self.rr = (g + groups - 1) % groups;
+        }
         self.st = st;
         self.pen = pen;
         self.s2_valid = self.s1_valid;
@@ -336,6 +349,7 @@ impl EvSprayArbiter {
             self.pen[i] = 0;
         }
         self.ctr = 0;
+        self.rr = 0;
         self.lfsr = if seed == 0 { LFSR_ZERO_SEED } else { seed };
         self.s1_valid = false;
         self.s2_valid = false;

