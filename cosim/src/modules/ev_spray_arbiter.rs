@@ -160,12 +160,15 @@ impl ArbiterPorts {
     }
 }
 
+/// Rewrites the model's inputs before it sees them (a deliberately wrong model, in tests).
+pub type Tamper = Box<dyn FnMut(&mut ArbiterInputs) + Send>;
+
 /// The golden model behind the word interface. `tamper` lets a test corrupt what the model
 /// sees (a deliberately wrong model) without touching the model itself.
 pub struct ArbiterModel {
     pub ports: ArbiterPorts,
     pub model: EvSprayArbiter,
-    pub tamper: Option<Box<dyn FnMut(&mut ArbiterInputs) + Send>>,
+    pub tamper: Option<Tamper>,
 }
 
 impl ArbiterModel {

@@ -12,13 +12,16 @@ use mrc_config::NicConfig;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+/// Fills one cycle of input words (a seeded random traffic source).
+pub type Stimulus = Box<dyn FnMut(u64, &mut [u32]) + Send>;
+
 /// Everything `compare` / `bench` need for one module on one config.
 pub struct Harness {
     pub module: &'static str,
     pub lib: Arc<VerilatedLib>,
     pub dut: Dut,
     pub model: Box<dyn Stepper + Send>,
-    pub stimulus: Box<dyn FnMut(u64, &mut [u32]) + Send>,
+    pub stimulus: Stimulus,
 }
 
 /// Emit `module` for `cfg` and write it (with the project's waivers) under
