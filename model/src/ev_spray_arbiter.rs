@@ -380,3 +380,123 @@ pub fn mrc_transition(st: EvState, kind: FeedbackKind, retire_ok: bool) -> EvSta
         (s, _) => s,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use EvState::*;
+    use FeedbackKind::*;
+
+    #[test]
+    fn transition_table_matches_the_notes() {
+        // (state, event, retire_ok) -> next, straight from mrc-notes section 2.
+        let cases = [
+            (Good, SkipOnce, true, Skip),
+            (Good, NackTrimmed, true, Skip),
+            (Good, NackTrimmedLastHop, true, Good),
+            (Good, AlwaysSkip, true, AssumedBad),
+            (Good, Timeout, true, AssumedBad),
+            (Good, Timeout, false, Skip),
+            (Skip, Timeout, true, AssumedBad),
+            (Skip, AckGood, true, Skip),
+            (AssumedBad, ProbeNone, true, Good),
+            (AssumedBad, ProbeSkip, true, Skip),
+            (AssumedBad, AckGood, true, AssumedBad),
+            (Good, ProbeNone, true, Good),
+        ];
+        for (s, k, ok, want) in cases {
+            assert_eq!(
+                mrc_transition(s, k, ok),
+                want,
+                "{s:?} + {k:?} (retire_ok {ok})"
+            );
+        }
+        for k in FeedbackKind::ALL {
+            assert_eq!(
+                mrc_transition(Denied, k, true),
+                Denied,
+                "DENIED never leaves by feedback ({k:?})"
+            );
+        }
+    }
+
+    #[test]
+    fn the_rotation_pointer_visits_every_entry_once_per_rotation() {
+        for cfg in [
+            NicConfig::default(),
+            NicConfig {
+                planes: 8,
+                evs_per_plane: 32,
+                ..NicConfig::default()
+            },
+            NicConfig {
+                planes: 3,
+                evs_per_plane: 5,
+                ev_min_active: 2,
+                ..NicConfig::default()
+            },
+        ] {
+            let mut m = EvSprayArbiter::new(&cfg);
+            m.step(&ArbiterInputs {
+                rst: true,
+                seed: 0x1234,
+                ..Default::default()
+            });
+            let n = m.entries();
+            let mut orders = Vec::new();
+            for _ in 0..4 {
+                let mut seen = vec![false; n];
+                let mut order = Vec::new();
+                for _ in 0..n {
+                    let s = m.rotation_pointer();
+                    assert!(!seen[s], "entry {s} visited twice in one rotation");
+                    seen[s] = true;
+                    order.push(s);
+                    m.step(&ArbiterInputs {
+                        req: true,
+                        seed: 0x1234,
+                        ..Default::default()
+                    });
+                }
+                orders.push(order);
+            }
+            assert!(
+                orders.windows(2).any(|w| w[0] != w[1]),
+                "the LFSR scrambles successive rotations"
+            );
+        }
+    }
+
+    #[test]
+    fn the_lfsr_is_maximal_length() {
+        let mut x: u16 = 1;
+        let mut period = 0u32;
+        loop {
+            x = (x >> 1) ^ if x & 1 == 1 { LFSR_TAPS } else { 0 };
+            period += 1;
+            if x == 1 {
+                break;
+            }
+        }
+        assert_eq!(period, 65535);
+    }
+
+    #[test]
+    fn grants_follow_requests_by_two_cycles() {
+        let cfg = NicConfig::default();
+        let mut m = EvSprayArbiter::new(&cfg);
+        let idle = ArbiterInputs {
+            plane_ready: 0xFF,
+            min_active: 8,
+            seed: 1,
+            ..Default::default()
+        };
+        m.step(&ArbiterInputs { rst: true, ..idle });
+        let a = m.step(&ArbiterInputs { req: true, ..idle });
+        let b = m.step(&idle);
+        let c = m.step(&idle);
+        assert!(!a.grant_valid && !b.grant_valid && c.grant_valid);
+        assert_eq!(c.grant_plane as u32, c.grant_idx as u32 / cfg.evs_per_plane);
+        assert_eq!(c.grant_ev, cfg.default_ev_profile()[c.grant_idx as usize]);
+    }
+}
