@@ -102,7 +102,6 @@ pub struct EvSprayArbiter {
     // Elaboration constants (emitted as localparams).
     n_mask: Constant<Bits<8>>,
     rev_shift: Constant<Bits<8>>,
-    last_valid: Constant<Bits<8>>,
     total: Constant<Bits<9>>,
     lfsr_taps: Constant<Bits<16>>,
     ent_index: Vec<Constant<Bits<8>>>,
@@ -218,7 +217,6 @@ impl EvSprayArbiter {
             rd_pen: Default::default(),
             n_mask: c8(n as u64 - 1),
             rev_shift: c8(8 - iw),
-            last_valid: c8(total - 1),
             total: Constant::new(total.into()),
             lfsr_taps: Constant::new(0xB400u64.into()),
             ent_index: (0..n as u64).map(c8).collect(),
@@ -338,8 +336,11 @@ impl Logic for EvSprayArbiter {
 
         // ---- feedback / controller pre-decode ----------------------------------------------
         self.retire_ok.next = self.active.q.val() > self.min_active.val();
-        self.fb_in.next = self.fb_valid.val() & (self.fb_idx.val() <= self.last_valid.val());
-        self.ctl_in.next = (self.ctl_op.val() != 0) & (self.ctl_idx.val() <= self.last_valid.val());
+        // 9-bit compares: with a full 256-entry profile an 8-bit `idx <= 255` would be constant.
+        self.fb_in.next =
+            self.fb_valid.val() & (bit_cast::<9, 8>(self.fb_idx.val()) < self.total.val());
+        self.ctl_in.next =
+            (self.ctl_op.val() != 0) & (bit_cast::<9, 8>(self.ctl_idx.val()) < self.total.val());
         self.old_fb.next = bits::<2>(0);
         self.old_ctl.next = bits::<2>(0);
         self.rds.next = bits::<2>(0);
