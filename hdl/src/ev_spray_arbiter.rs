@@ -1,17 +1,19 @@
 //! `ev_spray_arbiter`: per-QP EV table, pseudo-random rotation, path-feedback state machine.
 //!
 //! ```text
-//!            req, plane_ready                 fb_{valid,idx,kind}   ctl_{op,idx,ev}
-//!                  |                                   |                  |
-//!   ctr,lfsr --> s (rotation pointer)                  v                  v
-//!                  |                     +---------------------------------------+
-//!                  v                     | per-entry state  st[i] (2b), pen[i]   |
-//!  R: elig[i] = valid & ready(plane) &   |  1. rotation lands on i: SKIP->GOOD    |
+//!            req, plane_ready            fb_{valid,idx,kind}     ctl_{op,idx,ev}
+//!                  |                              |                      |
+//!   ctr,lfsr --> s (rotation pointer) ----> E1: one-hot decode of landing / fb / ctl (regs)
+//!                  |                              |
+//!                  v                     +--------v------------------------------+
+//!                  |                     | E2: per-entry state st[i], pen[i]:     |
+//!  R: elig[i] = valid & ready(plane) &   |  1. rotation landed: SKIP->GOOD         |
 //!     GOOD & (MRC | pen==0)   <----------|     (BITMAP: pen-1)                   |
 //!     A = elig & (i%16 <= s%16), E = elig|  2. feedback: section 2 state machine |
 //!                  | (regs s1a, s1e)     |  3. controller: DENY / ALLOW / LOAD   |
 //!  G: per 16-entry group: any + highest  +---------------------------------------+
-//!                  | (regs s2any*, s2max*)
+//!                  | (regs s2any*, s2max*)     |  popcount pipeline c4 -> c16 -> c64 -> active
+//!                  |                           v  ok = active - recent retires/denies > min
 //!  S: round-robin over groups with an E hit (rr); in that group the A hit, else the E hit
 //!                  | (regs o_*, rr; EV RAM read at sel)
 //!                  v
@@ -32,10 +34,18 @@
 //! which returns it to GOOD (decrements its penalty): "skip for one rotation".
 //!
 //! Throughput: one request, one feedback and one controller op per clock. The grant of a
-//! request at cycle t uses the table as it stood at t (updates of cycle t apply at its edge)
-//! and appears on the outputs after the edge of cycle t+2. The find-first is split over three
-//! register stages so no path spans the whole table; the only loop is the `rr` round-robin
-//! over at most 16 groups.
+//! request at cycle t uses the table as it stood at t and appears on the outputs after the
+//! edge of cycle t+2. Feedback, controller ops and the rotation landing of cycle t are decoded
+//! to one-hot registers (E1) and applied to the table at the edge of cycle t+1 (E2), so every
+//! per-entry update starts from flops. The find-first is split over three register stages so
+//! no path spans the whole table.
+//!
+//! `ev_min_active`: the active count is a pipelined popcount of the table (`active_count`,
+//! four cycles behind). A retirement is allowed when that count, minus every retirement and
+//! denial decided since it was sampled, exceeds `min_active` (`ok`, registered). Events that
+//! turn out not to retire anything (the target was already retired) are still subtracted for
+//! those few cycles, so the rule is conservative: feedback can never take the profile below
+//! the minimum, and is exact once the window has passed. No 128-wide sum sits in a loop.
 //!
 //! Port widths are fixed (8-bit EV index = the 256-EV MRC maximum); the table size `N` and the
 //! plane layout come from the config as elaboration constants, so one Rust description serves
@@ -57,7 +67,7 @@ pub const ST_DENIED: u64 = 3;
 #[derive(LogicBlock)]
 pub struct EvSprayArbiter {
     pub clock: Signal<In, Clock>,
-    /// Synchronous reset: table back to GOOD (padding DENIED), pipeline emptied, LFSR reseeded.
+    /// Synchronous reset: table back to GOOD (padding DENIED), pipelines emptied, LFSR reseeded.
     pub rst: Signal<In, Bit>,
     /// A packet wants an EV this cycle.
     pub req: Signal<In, Bit>,
@@ -72,13 +82,14 @@ pub struct EvSprayArbiter {
     pub ctl_op: Signal<In, Bits<2>>,
     pub ctl_idx: Signal<In, Bits<8>>,
     pub ctl_ev: Signal<In, Bits<32>>,
-    /// 0 MRC state machine, 1 BITMAP penalties.
+    /// 0 MRC state machine, 1 BITMAP penalties. An event is applied under the policy in force
+    /// when it arrived.
     pub policy: Signal<In, Bit>,
-    /// Feedback never retires an EV while `active_count <= min_active`.
+    /// Feedback never takes the active count below this.
     pub min_active: Signal<In, Bits<9>>,
     /// Per-QP LFSR seed, loaded on reset (0 is replaced by 0xACE1).
     pub seed: Signal<In, Bits<16>>,
-    /// State readback address (CSR path); `rd_state`/`rd_pen` one cycle later.
+    /// State readback address (CSR path); `rd_state`/`rd_pen` two cycles later.
     pub rd_idx: Signal<In, Bits<8>>,
 
     pub grant_valid: Signal<Out, Bit>,
@@ -88,13 +99,14 @@ pub struct EvSprayArbiter {
     pub grant_plane: Signal<Out, Bits<3>>,
     /// EV value of the granted entry (meaningful with `grant_valid`).
     pub grant_ev: Signal<Out, Bits<32>>,
-    /// Entries in GOOD or SKIP.
+    /// Entries in GOOD or SKIP, as of four cycles earlier (pipelined popcount).
     pub active_count: Signal<Out, Bits<9>>,
     /// Feedback for an index outside the profile was dropped.
     pub fb_drop: Signal<Out, Bit>,
     /// Controller op for an index outside the profile was dropped.
     pub ctl_drop: Signal<Out, Bit>,
-    /// A retirement (ALWAYS_SKIP / TIMEOUT) was held to SKIP by `min_active`.
+    /// ALWAYS_SKIP / TIMEOUT feedback arrived while `min_active` was binding: a target still
+    /// active was held to SKIP instead of retired.
     pub retire_held: Signal<Out, Bit>,
     pub rd_state: Signal<Out, Bits<2>>,
     pub rd_pen: Signal<Out, Bits<4>>,
@@ -112,14 +124,38 @@ pub struct EvSprayArbiter {
     group_last: Constant<Bits<4>>,
     plane_num: Vec<Constant<Bits<3>>>,
     plane_start: Vec<Constant<Bits<9>>>,
+    /// Popcount pipeline values right after reset (valid entries per quad / group / 64).
+    rst_c4: Vec<Constant<Bits<3>>>,
+    rst_c16: Vec<Constant<Bits<5>>>,
+    rst_c64: Vec<Constant<Bits<7>>>,
 
-    // State.
+    // Table.
     st: Vec<DFF<Bits<2>>>,
     pen: Vec<DFF<Bits<4>>>,
+    ev_ram: RAM<Bits<32>, 8>,
+    // Rotation.
     ctr: DFF<Bits<8>>,
     lfsr: DFF<Bits<16>>,
-    rr: DFF<Bits<4>>,
+    // E1 -> E2 event registers.
+    e_land: Vec<DFF<Bit>>,
+    e_fb: Vec<DFF<Bit>>,
+    e_ctl: Vec<DFF<Bit>>,
+    e_fbv: DFF<Bit>,
+    e_kind: DFF<Bits<3>>,
+    e_ctlv: DFF<Bit>,
+    e_op: DFF<Bits<2>>,
+    e_idx: DFF<Bits<8>>,
+    e_ev: DFF<Bits<32>>,
+    e_pol: DFF<Bit>,
+    // Min-active bookkeeping.
+    c4: Vec<DFF<Bits<3>>>,
+    c16: Vec<DFF<Bits<5>>>,
+    c64: Vec<DFF<Bits<7>>>,
     active: DFF<Bits<9>>,
+    ok: DFF<Bit>,
+    retire_hist: DFF<Bits<4>>,
+    deny_hist: DFF<Bits<4>>,
+    // Grant pipeline.
     s1v: DFF<Bit>,
     s1a: Vec<DFF<Bit>>,
     s1e: Vec<DFF<Bit>>,
@@ -128,6 +164,8 @@ pub struct EvSprayArbiter {
     s2maxa: Vec<DFF<Bits<4>>>,
     s2anye: Vec<DFF<Bit>>,
     s2maxe: Vec<DFF<Bits<4>>>,
+    rr: DFF<Bits<4>>,
+    // Registered outputs.
     o_gv: DFF<Bit>,
     o_gn: DFF<Bit>,
     o_gi: DFF<Bits<8>>,
@@ -135,39 +173,39 @@ pub struct EvSprayArbiter {
     o_fbd: DFF<Bit>,
     o_ctd: DFF<Bit>,
     o_rh: DFF<Bit>,
+    rd_q: DFF<Bits<8>>,
     o_rds: DFF<Bits<2>>,
     o_rdp: DFF<Bits<4>>,
-    ev_ram: RAM<Bits<32>, 8>,
 
     // Combinational intermediates (reused per unrolled iteration).
     rev: Signal<Local, Bits<8>>,
     s: Signal<Local, Bits<8>>,
-    retire_ok: Signal<Local, Bit>,
+    s_lo: Signal<Local, Bits<4>>,
     fb_in: Signal<Local, Bit>,
     ctl_in: Signal<Local, Bit>,
-    old_fb: Signal<Local, Bits<2>>,
-    old_ctl: Signal<Local, Bits<2>>,
-    fb_retire: Signal<Local, Bit>,
-    fb_revive: Signal<Local, Bit>,
-    fb_is_retire_kind: Signal<Local, Bit>,
-    same_idx: Signal<Local, Bit>,
-    acnt: Signal<Local, Bits<9>>,
+    k_skip: Signal<Local, Bit>,
+    k_retire: Signal<Local, Bit>,
+    retire_now: Signal<Local, Bit>,
+    deny_now: Signal<Local, Bit>,
+    pending: Signal<Local, Bits<4>>,
     elig: Signal<Local, Bit>,
     nst: Signal<Local, Bits<2>>,
     npen: Signal<Local, Bits<4>>,
-    hit: Signal<Local, Bit>,
+    t3: Signal<Local, Bits<3>>,
+    t5: Signal<Local, Bits<5>>,
+    t7: Signal<Local, Bits<7>>,
+    t9: Signal<Local, Bits<9>>,
     t_any: Signal<Local, Bit>,
     t_max: Signal<Local, Bits<4>>,
     t_any2: Signal<Local, Bit>,
     t_max2: Signal<Local, Bits<4>>,
     found_a: Signal<Local, Bit>,
-    s_lo: Signal<Local, Bits<4>>,
+    found: Signal<Local, Bit>,
     pick_hi: Signal<Local, Bits<8>>,
     pick_lo: Signal<Local, Bits<8>>,
     g_hi: Signal<Local, Bits<4>>,
     g_lo: Signal<Local, Bits<4>>,
     g_sel: Signal<Local, Bits<4>>,
-    found: Signal<Local, Bit>,
     sel: Signal<Local, Bits<8>>,
     gp: Signal<Local, Bits<3>>,
     rds: Signal<Local, Bits<2>>,
@@ -175,6 +213,13 @@ pub struct EvSprayArbiter {
 
     _n: usize,
     _groups: usize,
+    _quads: usize,
+    _sixtyfours: usize,
+    _groups_per_64: usize,
+}
+
+fn dffs<T: Synth>(n: usize) -> Vec<DFF<T>> {
+    (0..n).map(|_| DFF::default()).collect()
 }
 
 impl EvSprayArbiter {
@@ -182,10 +227,15 @@ impl EvSprayArbiter {
     pub fn new(cfg: &NicConfig) -> Self {
         let n = cfg.ev_table_entries() as usize;
         let iw = cfg.ev_index_bits() as u64;
-        let total = cfg.total_evs() as u64;
+        let total = cfg.total_evs() as usize;
         let groups = n / 16;
+        let quads = n / 4;
+        let sixtyfours = groups.div_ceil(4);
+        let valid_in = |lo: usize, len: usize| total.clamp(lo, lo + len) as u64 - lo as u64;
         let mut ram = std::collections::BTreeMap::new();
-        for (i, v) in cfg.default_ev_profile().into_iter().enumerate() {
+        let profile = cfg.default_ev_profile();
+        for i in 0..256usize {
+            let v = profile.get(i).copied().unwrap_or(0);
             ram.insert(Bits::<8>::from(i as u64), Bits::<32>::from(u64::from(v)));
         }
         let c8 = |v: u64| Constant::new(Bits::<8>::from(v));
@@ -217,10 +267,10 @@ impl EvSprayArbiter {
             rd_pen: Default::default(),
             n_mask: c8(n as u64 - 1),
             rev_shift: c8(8 - iw),
-            total: Constant::new(total.into()),
+            total: Constant::new((total as u64).into()),
             lfsr_taps: Constant::new(0xB400u64.into()),
             ent_index: (0..n as u64).map(c8).collect(),
-            ent_valid: (0..n as u64).map(|i| Constant::new(i < total)).collect(),
+            ent_valid: (0..n).map(|i| Constant::new(i < total)).collect(),
             ent_plane: (0..n as u32)
                 .map(|i| Constant::new(u64::from(cfg.plane_of(i).unwrap_or(0)).into()))
                 .collect(),
@@ -239,20 +289,46 @@ impl EvSprayArbiter {
                     Constant::new(start.into())
                 })
                 .collect(),
-            st: (0..n).map(|_| DFF::default()).collect(),
-            pen: (0..n).map(|_| DFF::default()).collect(),
+            rst_c4: (0..quads)
+                .map(|q| Constant::new(valid_in(4 * q, 4).into()))
+                .collect(),
+            rst_c16: (0..groups)
+                .map(|g| Constant::new(valid_in(16 * g, 16).into()))
+                .collect(),
+            rst_c64: (0..sixtyfours)
+                .map(|h| Constant::new(valid_in(64 * h, 64).into()))
+                .collect(),
+            st: dffs(n),
+            pen: dffs(n),
+            ev_ram: RAM::new(ram),
             ctr: Default::default(),
             lfsr: Default::default(),
-            rr: Default::default(),
+            e_land: dffs(n),
+            e_fb: dffs(n),
+            e_ctl: dffs(n),
+            e_fbv: Default::default(),
+            e_kind: Default::default(),
+            e_ctlv: Default::default(),
+            e_op: Default::default(),
+            e_idx: Default::default(),
+            e_ev: Default::default(),
+            e_pol: Default::default(),
+            c4: dffs(quads),
+            c16: dffs(groups),
+            c64: dffs(sixtyfours),
             active: Default::default(),
+            ok: Default::default(),
+            retire_hist: Default::default(),
+            deny_hist: Default::default(),
             s1v: Default::default(),
-            s1a: (0..n).map(|_| DFF::default()).collect(),
-            s1e: (0..n).map(|_| DFF::default()).collect(),
+            s1a: dffs(n),
+            s1e: dffs(n),
             s2v: Default::default(),
-            s2anya: (0..groups).map(|_| DFF::default()).collect(),
-            s2maxa: (0..groups).map(|_| DFF::default()).collect(),
-            s2anye: (0..groups).map(|_| DFF::default()).collect(),
-            s2maxe: (0..groups).map(|_| DFF::default()).collect(),
+            s2anya: dffs(groups),
+            s2maxa: dffs(groups),
+            s2anye: dffs(groups),
+            s2maxe: dffs(groups),
+            rr: Default::default(),
             o_gv: Default::default(),
             o_gn: Default::default(),
             o_gi: Default::default(),
@@ -260,43 +336,46 @@ impl EvSprayArbiter {
             o_fbd: Default::default(),
             o_ctd: Default::default(),
             o_rh: Default::default(),
+            rd_q: Default::default(),
             o_rds: Default::default(),
             o_rdp: Default::default(),
-            ev_ram: RAM::new(ram),
             rev: Default::default(),
             s: Default::default(),
-            retire_ok: Default::default(),
+            s_lo: Default::default(),
             fb_in: Default::default(),
             ctl_in: Default::default(),
-            old_fb: Default::default(),
-            old_ctl: Default::default(),
-            fb_retire: Default::default(),
-            fb_revive: Default::default(),
-            fb_is_retire_kind: Default::default(),
-            same_idx: Default::default(),
-            acnt: Default::default(),
+            k_skip: Default::default(),
+            k_retire: Default::default(),
+            retire_now: Default::default(),
+            deny_now: Default::default(),
+            pending: Default::default(),
             elig: Default::default(),
             nst: Default::default(),
             npen: Default::default(),
-            hit: Default::default(),
+            t3: Default::default(),
+            t5: Default::default(),
+            t7: Default::default(),
+            t9: Default::default(),
             t_any: Default::default(),
             t_max: Default::default(),
             t_any2: Default::default(),
             t_max2: Default::default(),
             found_a: Default::default(),
-            s_lo: Default::default(),
+            found: Default::default(),
             pick_hi: Default::default(),
             pick_lo: Default::default(),
             g_hi: Default::default(),
             g_lo: Default::default(),
             g_sel: Default::default(),
-            found: Default::default(),
             sel: Default::default(),
             gp: Default::default(),
             rds: Default::default(),
             rdp: Default::default(),
             _n: n,
             _groups: groups,
+            _quads: quads,
+            _sixtyfours: sixtyfours,
+            _groups_per_64: groups.min(4),
         }
     }
 }
@@ -305,8 +384,34 @@ impl Logic for EvSprayArbiter {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, ctr, lfsr, rr, active, s1v, s2v, o_gv, o_gn, o_gi, o_gp, o_fbd, o_ctd,
-            o_rh, o_rds, o_rdp
+            self,
+            clock,
+            ctr,
+            lfsr,
+            e_fbv,
+            e_kind,
+            e_ctlv,
+            e_op,
+            e_idx,
+            e_ev,
+            e_pol,
+            active,
+            ok,
+            retire_hist,
+            deny_hist,
+            s1v,
+            s2v,
+            rr,
+            o_gv,
+            o_gn,
+            o_gi,
+            o_gp,
+            o_fbd,
+            o_ctd,
+            o_rh,
+            rd_q,
+            o_rds,
+            o_rdp
         );
         self.ev_ram.read_clock.next = self.clock.val();
         self.ev_ram.write_clock.next = self.clock.val();
@@ -334,67 +439,44 @@ impl Logic for EvSprayArbiter {
             }
         }
 
-        // ---- feedback / controller pre-decode ----------------------------------------------
-        self.retire_ok.next = self.active.q.val() > self.min_active.val();
+        // ---- E1: accept this cycle's events ------------------------------------------------
         // 9-bit compares: with a full 256-entry profile an 8-bit `idx <= 255` would be constant.
         self.fb_in.next =
             self.fb_valid.val() & (bit_cast::<9, 8>(self.fb_idx.val()) < self.total.val());
         self.ctl_in.next =
             (self.ctl_op.val() != 0) & (bit_cast::<9, 8>(self.ctl_idx.val()) < self.total.val());
-        self.old_fb.next = bits::<2>(0);
-        self.old_ctl.next = bits::<2>(0);
-        self.rds.next = bits::<2>(0);
-        self.rdp.next = bits::<4>(0);
-        for i in 0..self._n {
-            if self.fb_idx.val() == self.ent_index[i].val() {
-                self.old_fb.next = self.st[i].q.val();
-            }
-            if self.ctl_idx.val() == self.ent_index[i].val() {
-                self.old_ctl.next = self.st[i].q.val();
-            }
-            if self.rd_idx.val() == self.ent_index[i].val() {
-                self.rds.next = self.st[i].q.val();
-                self.rdp.next = self.pen[i].q.val();
-            }
-        }
-        self.fb_is_retire_kind.next = (self.fb_kind.val() == 2) | (self.fb_kind.val() == 5);
-        self.fb_retire.next = self.fb_in.val()
-            & !self.policy.val()
-            & self.fb_is_retire_kind.val()
-            & (self.old_fb.val() <= 1)
-            & self.retire_ok.val();
-        self.fb_revive.next = self.fb_in.val()
-            & !self.policy.val()
-            & ((self.fb_kind.val() == 6) | (self.fb_kind.val() == 7))
-            & (self.old_fb.val() == 2);
-        self.same_idx.next = self.ctl_in.val() & (self.fb_idx.val() == self.ctl_idx.val());
+        self.e_fbv.d.next = self.fb_in.val();
+        self.e_kind.d.next = self.fb_kind.val();
+        self.e_ctlv.d.next = self.ctl_in.val();
+        self.e_op.d.next = self.ctl_op.val();
+        self.e_idx.d.next = self.ctl_idx.val();
+        self.e_ev.d.next = self.ctl_ev.val();
+        self.e_pol.d.next = self.policy.val();
+        self.o_fbd.d.next = self.fb_valid.val() & !self.fb_in.val();
+        self.o_ctd.d.next = (self.ctl_op.val() != 0) & !self.ctl_in.val();
 
-        // ---- active count: only the fb entry and the ctl entry can change activity ---------
-        self.acnt.next = self.active.q.val();
-        if self.ctl_in.val() {
-            if (self.ctl_op.val() != 1) & (self.old_ctl.val() >= 2) {
-                self.acnt.next = self.acnt.val() + 1;
-            }
-            if (self.ctl_op.val() == 1) & (self.old_ctl.val() <= 1) {
-                self.acnt.next = self.acnt.val() - 1;
-            }
-        }
-        if !self.same_idx.val() {
-            if self.fb_revive.val() {
-                self.acnt.next = self.acnt.val() + 1;
-            }
-            if self.fb_retire.val() {
-                self.acnt.next = self.acnt.val() - 1;
-            }
-        }
-        self.active.d.next = self.acnt.val();
+        // ---- E2 decode of the events accepted last cycle -----------------------------------
+        self.k_skip.next = (self.e_kind.q.val() == 1) | (self.e_kind.q.val() == 3);
+        self.k_retire.next = (self.e_kind.q.val() == 2) | (self.e_kind.q.val() == 5);
+        self.retire_now.next =
+            self.e_fbv.q.val() & !self.e_pol.q.val() & self.k_retire.val() & self.ok.q.val();
+        self.deny_now.next = self.e_ctlv.q.val() & (self.e_op.q.val() == 1);
+        self.o_rh.d.next =
+            self.e_fbv.q.val() & !self.e_pol.q.val() & self.k_retire.val() & !self.ok.q.val();
+        self.ev_ram.write_address.next = self.e_idx.q.val();
+        self.ev_ram.write_data.next = self.e_ev.q.val();
+        self.ev_ram.write_enable.next =
+            self.e_ctlv.q.val() & (self.e_op.q.val() == 3) & !self.rst.val();
 
-        // ---- per-entry: eligibility (stage R) and next state -----------------------------
+        // ---- per entry: stage R eligibility, E1 decode, E2 state update --------------------
         for i in 0..self._n {
             self.st[i].clock.next = self.clock.val();
             self.pen[i].clock.next = self.clock.val();
             self.s1a[i].clock.next = self.clock.val();
             self.s1e[i].clock.next = self.clock.val();
+            self.e_land[i].clock.next = self.clock.val();
+            self.e_fb[i].clock.next = self.clock.val();
+            self.e_ctl[i].clock.next = self.clock.val();
 
             self.elig.next = self.ent_valid[i].val()
                 & self
@@ -406,11 +488,16 @@ impl Logic for EvSprayArbiter {
             self.s1e[i].d.next = self.elig.val();
             self.s1a[i].d.next = self.elig.val() & (self.nibble[i % 16].val() <= self.s_lo.val());
 
+            self.e_land[i].d.next = self.req.val() & (self.s.val() == self.ent_index[i].val());
+            self.e_fb[i].d.next = self.fb_in.val() & (self.fb_idx.val() == self.ent_index[i].val());
+            self.e_ctl[i].d.next =
+                self.ctl_in.val() & (self.ctl_idx.val() == self.ent_index[i].val());
+
             self.nst.next = self.st[i].q.val();
             self.npen.next = self.pen[i].q.val();
-            // 1. the rotation lands on this entry
-            if self.req.val() & (self.s.val() == self.ent_index[i].val()) {
-                if self.policy.val() {
+            // 1. the rotation landed on this entry
+            if self.e_land[i].q.val() {
+                if self.e_pol.q.val() {
                     if self.npen.val() != 0 {
                         self.npen.next = self.npen.val() - 1;
                     }
@@ -419,45 +506,44 @@ impl Logic for EvSprayArbiter {
                 }
             }
             // 2. path feedback
-            self.hit.next = self.fb_in.val() & (self.fb_idx.val() == self.ent_index[i].val());
-            if self.hit.val() {
-                if self.policy.val() {
-                    if self.fb_kind.val() == 1 {
+            if self.e_fb[i].q.val() {
+                if self.e_pol.q.val() {
+                    if self.e_kind.q.val() == 1 {
                         if self.npen.val() != 15 {
                             self.npen.next = self.npen.val() + 1;
                         }
                     }
-                    if self.fb_kind.val() == 3 {
+                    if self.e_kind.q.val() == 3 {
                         if self.npen.val() >= 11 {
                             self.npen.next = bits::<4>(15);
                         } else {
                             self.npen.next = self.npen.val() + 4;
                         }
                     }
-                    if self.fb_is_retire_kind.val() {
+                    if self.k_retire.val() {
                         self.npen.next = bits::<4>(15);
                     }
                 } else {
-                    if (self.fb_kind.val() == 1) | (self.fb_kind.val() == 3) {
+                    if self.k_skip.val() {
                         if self.nst.val() == 0 {
                             self.nst.next = bits::<2>(1);
                         }
                     }
-                    if self.fb_is_retire_kind.val() {
+                    if self.k_retire.val() {
                         if self.nst.val() <= 1 {
-                            if self.retire_ok.val() {
+                            if self.ok.q.val() {
                                 self.nst.next = bits::<2>(2);
                             } else {
                                 self.nst.next = bits::<2>(1);
                             }
                         }
                     }
-                    if self.fb_kind.val() == 6 {
+                    if self.e_kind.q.val() == 6 {
                         if self.nst.val() == 2 {
                             self.nst.next = bits::<2>(0);
                         }
                     }
-                    if self.fb_kind.val() == 7 {
+                    if self.e_kind.q.val() == 7 {
                         if self.nst.val() == 2 {
                             self.nst.next = bits::<2>(1);
                         }
@@ -465,8 +551,8 @@ impl Logic for EvSprayArbiter {
                 }
             }
             // 3. controller
-            if self.ctl_in.val() & (self.ctl_idx.val() == self.ent_index[i].val()) {
-                if self.ctl_op.val() == 1 {
+            if self.e_ctl[i].q.val() {
+                if self.e_op.q.val() == 1 {
                     self.nst.next = bits::<2>(3);
                 } else {
                     self.nst.next = bits::<2>(0);
@@ -480,11 +566,83 @@ impl Logic for EvSprayArbiter {
                 } else {
                     self.nst.next = bits::<2>(3);
                 }
+                self.e_land[i].d.next = false;
+                self.e_fb[i].d.next = false;
+                self.e_ctl[i].d.next = false;
             }
             self.st[i].d.next = self.nst.val();
             self.pen[i].d.next = self.npen.val();
         }
         self.s1v.d.next = self.req.val();
+
+        // ---- active count: popcount in four register stages -------------------------------
+        for q in 0..self._quads {
+            self.c4[q].clock.next = self.clock.val();
+            self.t3.next = bits::<3>(0);
+            for j in 0..4 {
+                if !self.st[q * 4 + j].q.val().get_bit(1) {
+                    self.t3.next = self.t3.val() + 1;
+                }
+            }
+            self.c4[q].d.next = self.t3.val();
+            if self.rst.val() {
+                self.c4[q].d.next = self.rst_c4[q].val();
+            }
+        }
+        for g in 0..self._groups {
+            self.c16[g].clock.next = self.clock.val();
+            self.t5.next = bits::<5>(0);
+            for j in 0..4 {
+                self.t3.next = self.c4[g * 4 + j].q.val();
+                self.t5.next = self.t5.val() + bit_cast::<5, 3>(self.t3.val());
+            }
+            self.c16[g].d.next = self.t5.val();
+            if self.rst.val() {
+                self.c16[g].d.next = self.rst_c16[g].val();
+            }
+        }
+        for h in 0..self._sixtyfours {
+            self.c64[h].clock.next = self.clock.val();
+            self.t7.next = bits::<7>(0);
+            for j in 0..self._groups_per_64 {
+                self.t5.next = self.c16[h * 4 + j].q.val();
+                self.t7.next = self.t7.val() + bit_cast::<7, 5>(self.t5.val());
+            }
+            self.c64[h].d.next = self.t7.val();
+            if self.rst.val() {
+                self.c64[h].d.next = self.rst_c64[h].val();
+            }
+        }
+        self.t9.next = bits::<9>(0);
+        for h in 0..self._sixtyfours {
+            self.t7.next = self.c64[h].q.val();
+            self.t9.next = self.t9.val() + bit_cast::<9, 7>(self.t7.val());
+        }
+        self.active.d.next = self.t9.val();
+
+        // Retirements / denials the lagging count has not seen yet: this cycle's and the four
+        // before it. ok: may the next cycle retire?
+        self.pending.next = bits::<4>(0);
+        for j in 0..4 {
+            if self.retire_hist.q.val().get_bit(j) {
+                self.pending.next = self.pending.val() + 1;
+            }
+            if self.deny_hist.q.val().get_bit(j) {
+                self.pending.next = self.pending.val() + 1;
+            }
+        }
+        if self.retire_now.val() {
+            self.pending.next = self.pending.val() + 1;
+        }
+        if self.deny_now.val() {
+            self.pending.next = self.pending.val() + 1;
+        }
+        self.ok.d.next = bit_cast::<10, 9>(self.active.q.val())
+            > (bit_cast::<10, 9>(self.min_active.val()) + bit_cast::<10, 4>(self.pending.val()));
+        self.retire_hist.d.next =
+            (self.retire_hist.q.val() << 1) | bit_cast::<4, 1>(self.retire_now.val().into());
+        self.deny_hist.d.next =
+            (self.deny_hist.q.val() << 1) | bit_cast::<4, 1>(self.deny_now.val().into());
 
         // ---- stage G: per 16-entry group, any hit and the highest hit ----------------------
         for g in 0..self._groups {
@@ -520,6 +678,7 @@ impl Logic for EvSprayArbiter {
         self.pick_lo.next = bits::<8>(0);
         self.g_hi.next = bits::<4>(0);
         self.g_lo.next = bits::<4>(0);
+        self.g_sel.next = bits::<4>(0);
         self.found_a.next = false;
         self.found.next = false;
         for g in 0..self._groups {
@@ -569,19 +728,17 @@ impl Logic for EvSprayArbiter {
         self.o_gi.d.next = self.sel.val();
         self.o_gp.d.next = self.gp.val();
         self.ev_ram.read_address.next = self.sel.val();
-        self.ev_ram.write_address.next = self.ctl_idx.val();
-        self.ev_ram.write_data.next = self.ctl_ev.val();
-        self.ev_ram.write_enable.next =
-            self.ctl_in.val() & (self.ctl_op.val() == 3) & !self.rst.val();
 
-        // ---- status outputs --------------------------------------------------------------
-        self.o_fbd.d.next = self.fb_valid.val() & !self.fb_in.val();
-        self.o_ctd.d.next = (self.ctl_op.val() != 0) & !self.ctl_in.val();
-        self.o_rh.d.next = self.fb_in.val()
-            & !self.policy.val()
-            & self.fb_is_retire_kind.val()
-            & (self.old_fb.val() <= 1)
-            & !self.retire_ok.val();
+        // ---- readback: address registered, then the table read ---------------------------
+        self.rd_q.d.next = self.rd_idx.val();
+        self.rds.next = bits::<2>(0);
+        self.rdp.next = bits::<4>(0);
+        for i in 0..self._n {
+            if self.rd_q.q.val() == self.ent_index[i].val() {
+                self.rds.next = self.st[i].q.val();
+                self.rdp.next = self.pen[i].q.val();
+            }
+        }
         self.o_rds.d.next = self.rds.val();
         self.o_rdp.d.next = self.rdp.val();
 
@@ -594,7 +751,13 @@ impl Logic for EvSprayArbiter {
             } else {
                 self.lfsr.d.next = self.seed.val();
             }
+            self.e_fbv.d.next = false;
+            self.e_ctlv.d.next = false;
             self.active.d.next = self.total.val();
+            self.ok.d.next =
+                bit_cast::<10, 9>(self.total.val()) > bit_cast::<10, 9>(self.min_active.val());
+            self.retire_hist.d.next = bits::<4>(0);
+            self.deny_hist.d.next = bits::<4>(0);
             self.s1v.d.next = false;
             self.s2v.d.next = false;
             self.o_gv.d.next = false;
@@ -604,6 +767,7 @@ impl Logic for EvSprayArbiter {
             self.o_fbd.d.next = false;
             self.o_ctd.d.next = false;
             self.o_rh.d.next = false;
+            self.rd_q.d.next = bits::<8>(0);
             self.o_rds.d.next = bits::<2>(0);
             self.o_rdp.d.next = bits::<4>(0);
         }

@@ -7,10 +7,10 @@
 //!
 //! Contract (the RTL's, restated): `step(inputs)` is one rising clock edge; the returned outputs
 //! are the registers after that edge. A request at step t is answered in the outputs of step
-//! t+2 and is decided on the table as it stood at step t. Within one step the table updates
-//! apply in a fixed order: (1) the rotation landing on an entry, (2) feedback, (3) controller,
-//! (4) reset. Outside reset, the active count is *derived* here from the table (the RTL keeps an
-//! incremental counter), so the cosim also checks the RTL's bookkeeping.
+//! t+2 and is decided on the table as it stood at step t. Feedback, controller ops and the
+//! rotation landing of step t change the table at the edge of step t+1, in a fixed order:
+//! (1) landing, (2) feedback, (3) controller, then (4) reset overrides. The min-active rule
+//! uses a four-stage popcount of the table minus every retirement/denial decided since.
 
 use mrc_config::NicConfig;
 
@@ -134,20 +134,44 @@ pub struct EvSprayArbiter {
     /// Round-robin group pointer: the next grant goes to the highest group <= rr with an
     /// eligible entry (else the highest such group), then rr moves just below it.
     rr: usize,
-    // pipeline: stage 1 (eligibility snapshot), stage 2 (per-group summaries)
+    // events accepted last cycle (E1), applied this cycle (E2)
+    e_land: Option<usize>,
+    e_fb: Option<usize>,
+    e_kind: u8,
+    e_ctl: Option<usize>,
+    e_op: u8,
+    e_idx: u8,
+    e_ev: u32,
+    e_pol: bool,
+    // min-active bookkeeping: popcount pipeline, "may retire" flag, recent retires/denies
+    c4: Vec<u32>,
+    c16: Vec<u32>,
+    c64: Vec<u32>,
+    active: u32,
+    ok: bool,
+    retire_hist: u8,
+    deny_hist: u8,
+    // grant pipeline: stage 1 (eligibility snapshot), stage 2 (per-group summaries)
     s1_valid: bool,
     s1_at_or_below: Vec<bool>,
     s1_elig: Vec<bool>,
     s2_valid: bool,
     s2_below: Vec<Option<u8>>,
     s2_any: Vec<Option<u8>>,
+    rd_q: u8,
     out: ArbiterOutputs,
+}
+
+/// Valid (in-profile) entries in `lo .. lo + len`.
+fn valid_in(total: usize, lo: usize, len: usize) -> u32 {
+    (total.clamp(lo, lo + len) - lo) as u32
 }
 
 impl EvSprayArbiter {
     /// Power-on state equals the RTL's initial blocks: every register 0, EV RAM = profile.
     pub fn new(cfg: &NicConfig) -> Self {
         let n = cfg.ev_table_entries() as usize;
+        let groups = n / 16;
         let mut ev_ram = vec![0u32; 256];
         ev_ram[..cfg.total_evs() as usize].copy_from_slice(&cfg.default_ev_profile());
         EvSprayArbiter {
@@ -163,12 +187,28 @@ impl EvSprayArbiter {
             ctr: 0,
             lfsr: 0,
             rr: 0,
+            e_land: None,
+            e_fb: None,
+            e_kind: 0,
+            e_ctl: None,
+            e_op: 0,
+            e_idx: 0,
+            e_ev: 0,
+            e_pol: false,
+            c4: vec![0; n / 4],
+            c16: vec![0; groups],
+            c64: vec![0; groups.div_ceil(4)],
+            active: 0,
+            ok: false,
+            retire_hist: 0,
+            deny_hist: 0,
             s1_valid: false,
             s1_at_or_below: vec![false; n],
             s1_elig: vec![false; n],
             s2_valid: false,
-            s2_below: vec![None; n / 16],
-            s2_any: vec![None; n / 16],
+            s2_below: vec![None; groups],
+            s2_any: vec![None; groups],
+            rd_q: 0,
             out: ArbiterOutputs::default(),
         }
     }
@@ -183,15 +223,11 @@ impl EvSprayArbiter {
         self.st[i]
     }
 
-    /// The rotation pointer for the next request: bit-reversed counter (consecutive requests
-    /// hop planes) XOR a per-rotation LFSR mask, within the table.
+    /// The rotation pointer for the next request: bit-reversed counter XOR a per-rotation
+    /// LFSR mask, within the table.
     pub fn rotation_pointer(&self) -> usize {
         let rev = self.ctr.reverse_bits() >> (8 - self.index_bits);
         ((rev ^ self.lfsr as u8) as usize) & (self.n - 1)
-    }
-
-    fn active_count(&self) -> usize {
-        self.st.iter().filter(|s| s.is_active()).count()
     }
 
     fn in_profile(&self, idx: u8) -> bool {
@@ -201,13 +237,19 @@ impl EvSprayArbiter {
     /// One clock edge.
     pub fn step(&mut self, x: &ArbiterInputs) -> ArbiterOutputs {
         let n = self.n;
+        let groups = n / 16;
         let s = self.rotation_pointer();
-        let active = self.active_count();
-        let retire_ok = active > x.min_active as usize;
+
+        // E1: accept this cycle's events (applied next cycle).
         let fb_in = x.fb_valid && self.in_profile(x.fb_idx);
         let ctl_in = x.ctl_op != CTL_NONE && self.in_profile(x.ctl_idx);
-        let kind = FeedbackKind::from_bits(x.fb_kind);
+
+        // E2: last cycle's events, under the policy that was in force when they arrived.
+        let kind = FeedbackKind::from_bits(self.e_kind);
         let retire_kind = matches!(kind, FeedbackKind::AlwaysSkip | FeedbackKind::Timeout);
+        let retire_now = self.e_fb.is_some() && !self.e_pol && retire_kind && self.ok;
+        let retire_held = self.e_fb.is_some() && !self.e_pol && retire_kind && !self.ok;
+        let deny_now = self.e_ctl.is_some() && self.e_op == CTL_DENY;
 
         // Stage R: eligibility on the table as it stands now.
         let elig: Vec<bool> = (0..n)
@@ -223,7 +265,6 @@ impl EvSprayArbiter {
         // Stage G: per 16-entry group, the highest hit.
         let highest =
             |v: &[bool], g: usize| (0..16).rev().find(|&j| v[g * 16 + j]).map(|j| j as u8);
-        let groups = n / 16;
         let next_s2_below: Vec<Option<u8>> = (0..groups)
             .map(|g| highest(&self.s1_at_or_below, g))
             .collect();
@@ -244,26 +285,18 @@ impl EvSprayArbiter {
         let sel = group.map(|g| g * 16 + self.s2_below[g].or(self.s2_any[g]).unwrap() as usize);
         let sel_idx = sel.unwrap_or(0);
 
-        // Table updates, in order: landing, feedback, controller, reset.
-        let old_fb_state = self
-            .st
-            .get(x.fb_idx as usize)
-            .copied()
-            .unwrap_or(EvState::Good);
-        let retire_held =
-            fb_in && !x.policy && retire_kind && old_fb_state.is_active() && !retire_ok;
+        // Table update (E2), in order: landing, feedback, controller; reset below.
         let mut st = self.st.clone();
         let mut pen = self.pen.clone();
-        if x.req {
-            if x.policy {
-                pen[s] = pen[s].saturating_sub(1);
-            } else if st[s] == EvState::Skip {
-                st[s] = EvState::Good;
+        if let Some(i) = self.e_land {
+            if self.e_pol {
+                pen[i] = pen[i].saturating_sub(1);
+            } else if st[i] == EvState::Skip {
+                st[i] = EvState::Good;
             }
         }
-        if fb_in {
-            let i = x.fb_idx as usize;
-            if x.policy {
+        if let Some(i) = self.e_fb {
+            if self.e_pol {
                 pen[i] = match kind {
                     FeedbackKind::SkipOnce => (pen[i] + 1).min(PEN_MAX),
                     FeedbackKind::NackTrimmed => (pen[i] + 4).min(PEN_MAX),
@@ -271,12 +304,11 @@ impl EvSprayArbiter {
                     _ => pen[i],
                 };
             } else {
-                st[i] = mrc_transition(st[i], kind, retire_ok);
+                st[i] = mrc_transition(st[i], kind, self.ok);
             }
         }
-        if ctl_in {
-            let i = x.ctl_idx as usize;
-            if x.ctl_op == CTL_DENY {
+        if let Some(i) = self.e_ctl {
+            if self.e_op == CTL_DENY {
                 st[i] = EvState::Denied;
             } else {
                 st[i] = EvState::Good;
@@ -284,17 +316,35 @@ impl EvSprayArbiter {
             }
         }
         let ram_read = self.ev_ram[sel_idx];
-        if ctl_in && x.ctl_op == CTL_LOAD && !x.rst {
-            self.ev_ram[x.ctl_idx as usize] = x.ctl_ev;
+        if self.e_ctl.is_some() && self.e_op == CTL_LOAD && !x.rst {
+            self.ev_ram[self.e_idx as usize] = self.e_ev;
         }
 
-        let rd = x.rd_idx as usize;
+        // Active count: popcount pipeline (quads -> 16s -> 64s -> total), and whether the next
+        // cycle may retire: the lagging count minus every retire/deny it has not seen yet.
+        let next_c4: Vec<u32> = (0..n / 4)
+            .map(|q| (0..4).filter(|j| self.st[q * 4 + j].is_active()).count() as u32)
+            .collect();
+        let next_c16: Vec<u32> = (0..groups)
+            .map(|g| self.c4[g * 4..g * 4 + 4].iter().sum())
+            .collect();
+        let per64 = groups.min(4);
+        let next_c64: Vec<u32> = (0..self.c64.len())
+            .map(|h| self.c16[h * 4..h * 4 + per64].iter().sum())
+            .collect();
+        let next_active: u32 = self.c64.iter().sum();
+        let pending = (self.retire_hist & 0xF).count_ones()
+            + (self.deny_hist & 0xF).count_ones()
+            + retire_now as u32
+            + deny_now as u32;
+        let next_ok = self.active > u32::from(x.min_active) + pending;
+
+        let rd = self.rd_q as usize;
         let (rd_state, rd_pen) = if rd < n {
             (self.st[rd] as u8, self.pen[rd])
         } else {
             (0, 0)
         };
-
         let grant_none = self.s2_valid && sel.is_none();
 
         // Commit the edge.
@@ -309,12 +359,28 @@ impl EvSprayArbiter {
         }
         self.st = st;
         self.pen = pen;
+        self.e_land = x.req.then_some(s);
+        self.e_fb = fb_in.then_some(x.fb_idx as usize);
+        self.e_kind = x.fb_kind;
+        self.e_ctl = ctl_in.then_some(x.ctl_idx as usize);
+        self.e_op = x.ctl_op;
+        self.e_idx = x.ctl_idx;
+        self.e_ev = x.ctl_ev;
+        self.e_pol = x.policy;
+        self.c4 = next_c4;
+        self.c16 = next_c16;
+        self.c64 = next_c64;
+        self.active = next_active;
+        self.ok = next_ok;
+        self.retire_hist = (self.retire_hist << 1 | retire_now as u8) & 0xF;
+        self.deny_hist = (self.deny_hist << 1 | deny_now as u8) & 0xF;
         self.s2_valid = self.s1_valid;
         self.s2_below = next_s2_below;
         self.s2_any = next_s2_any;
         self.s1_valid = x.req;
         self.s1_at_or_below = at_or_below;
         self.s1_elig = elig;
+        self.rd_q = x.rd_idx;
         self.out = ArbiterOutputs {
             grant_valid: sel.is_some(),
             grant_none,
@@ -325,7 +391,7 @@ impl EvSprayArbiter {
                 0
             },
             grant_ev: ram_read,
-            active_count: 0, // filled below, after reset is applied
+            active_count: 0, // the register, filled below after reset
             fb_drop: x.fb_valid && !fb_in,
             ctl_drop: x.ctl_op != CTL_NONE && !ctl_in,
             retire_held,
@@ -333,13 +399,13 @@ impl EvSprayArbiter {
             rd_pen,
         };
         if x.rst {
-            self.reset(x.seed);
+            self.reset(x);
         }
-        self.out.active_count = self.active_count() as u16;
+        self.out.active_count = self.active as u16;
         self.out
     }
 
-    fn reset(&mut self, seed: u16) {
+    fn reset(&mut self, x: &ArbiterInputs) {
         for i in 0..self.n {
             self.st[i] = if i < self.total {
                 EvState::Good
@@ -350,9 +416,26 @@ impl EvSprayArbiter {
         }
         self.ctr = 0;
         self.rr = 0;
-        self.lfsr = if seed == 0 { LFSR_ZERO_SEED } else { seed };
+        self.lfsr = if x.seed == 0 { LFSR_ZERO_SEED } else { x.seed };
+        self.e_land = None;
+        self.e_fb = None;
+        self.e_ctl = None;
+        for (q, c) in self.c4.iter_mut().enumerate() {
+            *c = valid_in(self.total, 4 * q, 4);
+        }
+        for (g, c) in self.c16.iter_mut().enumerate() {
+            *c = valid_in(self.total, 16 * g, 16);
+        }
+        for (h, c) in self.c64.iter_mut().enumerate() {
+            *c = valid_in(self.total, 64 * h, 64);
+        }
+        self.active = self.total as u32;
+        self.ok = self.total as u32 > u32::from(x.min_active);
+        self.retire_hist = 0;
+        self.deny_hist = 0;
         self.s1_valid = false;
         self.s2_valid = false;
+        self.rd_q = 0;
         self.out = ArbiterOutputs {
             grant_ev: self.out.grant_ev,
             ..ArbiterOutputs::default()

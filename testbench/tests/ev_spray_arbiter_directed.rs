@@ -8,6 +8,13 @@ use mrc_testbench::{idle, with_reset, ArbiterRig};
 
 /// A request at cycle t is answered in the outputs of cycle t + 2.
 const GRANT_LATENCY: usize = 2;
+/// Feedback and controller ops of cycle t change the table at the edge of cycle t + 1, so a
+/// request from cycle t + 2 on sees them.
+const EVENT_LATENCY: usize = 2;
+/// `rd_idx` at cycle t shows on `rd_state` / `rd_pen` in the outputs of cycle t + 1.
+const READ_LATENCY: usize = 1;
+/// `active_count` is a pipelined popcount: settled this many cycles after the last change.
+const COUNT_SETTLE: usize = 6;
 
 fn fb(base: ArbiterInputs, idx: usize, kind: FeedbackKind) -> ArbiterInputs {
     ArbiterInputs {
@@ -19,7 +26,7 @@ fn fb(base: ArbiterInputs, idx: usize, kind: FeedbackKind) -> ArbiterInputs {
 }
 
 fn readback(rig: &mut ArbiterRig, base: ArbiterInputs, n: usize) -> Vec<EvState> {
-    let seq: Vec<_> = (0..=n)
+    let seq: Vec<_> = (0..n + READ_LATENCY)
         .map(|i| ArbiterInputs {
             rd_idx: i.min(n - 1) as u8,
             ..base
@@ -27,7 +34,7 @@ fn readback(rig: &mut ArbiterRig, base: ArbiterInputs, n: usize) -> Vec<EvState>
         .collect();
     let out = rig.run(&seq);
     (0..n)
-        .map(|i| EvState::from_bits(out[i].rd_state))
+        .map(|i| EvState::from_bits(out[i + READ_LATENCY].rd_state))
         .collect()
 }
 
@@ -42,6 +49,7 @@ fn a_whole_plane_going_bad_leaves_the_other_planes_served() {
     for e in bad_plane * epp..(bad_plane + 1) * epp {
         seq.push(fb(base, e, FeedbackKind::Timeout));
     }
+    seq.extend(std::iter::repeat_n(base, EVENT_LATENCY));
     let start = seq.len();
     let requests = 4000;
     seq.extend(std::iter::repeat_n(
@@ -129,8 +137,14 @@ fn denied_never_recovers_by_itself() {
         seq.push(x);
     }
     let out = rig.run(&seq);
-    for (c, o) in out.iter().enumerate().skip(start + 1) {
+    for (c, o) in out.iter().enumerate().skip(start + EVENT_LATENCY) {
         assert_eq!(EvState::from_bits(o.rd_state), EvState::Denied, "cycle {c}");
+    }
+    for (c, o) in out
+        .iter()
+        .enumerate()
+        .skip(start + EVENT_LATENCY + GRANT_LATENCY)
+    {
         assert!(
             !(o.grant_valid && o.grant_idx as usize == victim),
             "denied EV granted at cycle {c}"
@@ -186,7 +200,7 @@ fn ev_min_active_holds_against_a_storm_of_retirements() {
     for e in 0..n {
         seq.push(fb(base, e, FeedbackKind::ProbeNone));
     }
-    seq.push(base);
+    seq.extend(std::iter::repeat_n(base, COUNT_SETTLE));
     let out = rig.run(&seq);
     assert_eq!(out.last().unwrap().active_count as usize, n);
 }
@@ -274,10 +288,11 @@ fn bitmap_penalty_keeps_an_ev_out_until_it_decays() {
     let base = idle(&cfg);
     let mut seq = with_reset(base);
     seq.push(fb(base, victim, FeedbackKind::Timeout));
-    seq.push(ArbiterInputs {
+    let reading = ArbiterInputs {
         rd_idx: victim as u8,
         ..base
-    });
+    };
+    seq.extend(std::iter::repeat_n(reading, EVENT_LATENCY));
     let start = seq.len();
     seq.extend(std::iter::repeat_n(
         ArbiterInputs { req: true, ..base },
