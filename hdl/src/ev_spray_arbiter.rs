@@ -141,12 +141,21 @@ pub struct EvSprayArbiter {
     e_fb: Vec<DFF<Bit>>,
     e_ctl: Vec<DFF<Bit>>,
     e_fbv: DFF<Bit>,
-    e_kind: DFF<Bits<3>>,
     e_ctlv: DFF<Bit>,
     e_op: DFF<Bits<2>>,
     e_idx: DFF<Bits<8>>,
     e_ev: DFF<Bits<32>>,
-    e_pol: DFF<Bit>,
+    // Decoded at E1 so each entry's E2 update is a small function of flops (the raw kind fans
+    // out to every entry): MRC ->SKIP, MRC retire, probe NONE, probe SKIP, BITMAP penalty add
+    // (0 none, 1 +1, 2 +4, 3 =15), landing under MRC / under BITMAP, DENY.
+    e_kskip: DFF<Bit>,
+    e_kretire: DFF<Bit>,
+    e_kpnone: DFF<Bit>,
+    e_kpskip: DFF<Bit>,
+    e_padd: DFF<Bits<2>>,
+    e_lskip: DFF<Bit>,
+    e_lpen: DFF<Bit>,
+    e_deny: DFF<Bit>,
     // Min-active bookkeeping.
     c4: Vec<DFF<Bits<3>>>,
     c16: Vec<DFF<Bits<5>>>,
@@ -183,8 +192,6 @@ pub struct EvSprayArbiter {
     s_lo: Signal<Local, Bits<4>>,
     fb_in: Signal<Local, Bit>,
     ctl_in: Signal<Local, Bit>,
-    k_skip: Signal<Local, Bit>,
-    k_retire: Signal<Local, Bit>,
     retire_now: Signal<Local, Bit>,
     deny_now: Signal<Local, Bit>,
     pending: Signal<Local, Bits<4>>,
@@ -307,12 +314,18 @@ impl EvSprayArbiter {
             e_fb: dffs(n),
             e_ctl: dffs(n),
             e_fbv: Default::default(),
-            e_kind: Default::default(),
             e_ctlv: Default::default(),
             e_op: Default::default(),
             e_idx: Default::default(),
             e_ev: Default::default(),
-            e_pol: Default::default(),
+            e_kskip: Default::default(),
+            e_kretire: Default::default(),
+            e_kpnone: Default::default(),
+            e_kpskip: Default::default(),
+            e_padd: Default::default(),
+            e_lskip: Default::default(),
+            e_lpen: Default::default(),
+            e_deny: Default::default(),
             c4: dffs(quads),
             c16: dffs(groups),
             c64: dffs(sixtyfours),
@@ -344,8 +357,6 @@ impl EvSprayArbiter {
             s_lo: Default::default(),
             fb_in: Default::default(),
             ctl_in: Default::default(),
-            k_skip: Default::default(),
-            k_retire: Default::default(),
             retire_now: Default::default(),
             deny_now: Default::default(),
             pending: Default::default(),
@@ -389,12 +400,18 @@ impl Logic for EvSprayArbiter {
             ctr,
             lfsr,
             e_fbv,
-            e_kind,
+            e_kskip,
+            e_kretire,
+            e_kpnone,
+            e_kpskip,
+            e_padd,
+            e_lskip,
+            e_lpen,
+            e_deny,
             e_ctlv,
             e_op,
             e_idx,
             e_ev,
-            e_pol,
             active,
             ok,
             retire_hist,
@@ -446,23 +463,38 @@ impl Logic for EvSprayArbiter {
         self.ctl_in.next =
             (self.ctl_op.val() != 0) & (bit_cast::<9, 8>(self.ctl_idx.val()) < self.total.val());
         self.e_fbv.d.next = self.fb_in.val();
-        self.e_kind.d.next = self.fb_kind.val();
         self.e_ctlv.d.next = self.ctl_in.val();
         self.e_op.d.next = self.ctl_op.val();
         self.e_idx.d.next = self.ctl_idx.val();
         self.e_ev.d.next = self.ctl_ev.val();
-        self.e_pol.d.next = self.policy.val();
+        self.e_kskip.d.next =
+            !self.policy.val() & ((self.fb_kind.val() == 1) | (self.fb_kind.val() == 3));
+        self.e_kretire.d.next =
+            !self.policy.val() & ((self.fb_kind.val() == 2) | (self.fb_kind.val() == 5));
+        self.e_kpnone.d.next = !self.policy.val() & (self.fb_kind.val() == 6);
+        self.e_kpskip.d.next = !self.policy.val() & (self.fb_kind.val() == 7);
+        self.e_padd.d.next = bits::<2>(0);
+        if self.policy.val() {
+            if self.fb_kind.val() == 1 {
+                self.e_padd.d.next = bits::<2>(1);
+            }
+            if self.fb_kind.val() == 3 {
+                self.e_padd.d.next = bits::<2>(2);
+            }
+            if (self.fb_kind.val() == 2) | (self.fb_kind.val() == 5) {
+                self.e_padd.d.next = bits::<2>(3);
+            }
+        }
+        self.e_lskip.d.next = self.req.val() & !self.policy.val();
+        self.e_lpen.d.next = self.req.val() & self.policy.val();
+        self.e_deny.d.next = self.ctl_in.val() & (self.ctl_op.val() == 1);
         self.o_fbd.d.next = self.fb_valid.val() & !self.fb_in.val();
         self.o_ctd.d.next = (self.ctl_op.val() != 0) & !self.ctl_in.val();
 
         // ---- E2 decode of the events accepted last cycle -----------------------------------
-        self.k_skip.next = (self.e_kind.q.val() == 1) | (self.e_kind.q.val() == 3);
-        self.k_retire.next = (self.e_kind.q.val() == 2) | (self.e_kind.q.val() == 5);
-        self.retire_now.next =
-            self.e_fbv.q.val() & !self.e_pol.q.val() & self.k_retire.val() & self.ok.q.val();
-        self.deny_now.next = self.e_ctlv.q.val() & (self.e_op.q.val() == 1);
-        self.o_rh.d.next =
-            self.e_fbv.q.val() & !self.e_pol.q.val() & self.k_retire.val() & !self.ok.q.val();
+        self.retire_now.next = self.e_fbv.q.val() & self.e_kretire.q.val() & self.ok.q.val();
+        self.deny_now.next = self.e_deny.q.val();
+        self.o_rh.d.next = self.e_fbv.q.val() & self.e_kretire.q.val() & !self.ok.q.val();
         self.ev_ram.write_address.next = self.e_idx.q.val();
         self.ev_ram.write_data.next = self.e_ev.q.val();
         self.ev_ram.write_enable.next =
@@ -497,62 +529,50 @@ impl Logic for EvSprayArbiter {
             self.npen.next = self.pen[i].q.val();
             // 1. the rotation landed on this entry
             if self.e_land[i].q.val() {
-                if self.e_pol.q.val() {
-                    if self.npen.val() != 0 {
-                        self.npen.next = self.npen.val() - 1;
-                    }
-                } else if self.nst.val() == 1 {
+                if self.e_lpen.q.val() & (self.npen.val() != 0) {
+                    self.npen.next = self.npen.val() - 1;
+                }
+                if self.e_lskip.q.val() & (self.nst.val() == 1) {
                     self.nst.next = bits::<2>(0);
                 }
             }
-            // 2. path feedback
+            // 2. path feedback (flags decoded at E1, policy included)
             if self.e_fb[i].q.val() {
-                if self.e_pol.q.val() {
-                    if self.e_kind.q.val() == 1 {
-                        if self.npen.val() != 15 {
-                            self.npen.next = self.npen.val() + 1;
-                        }
+                if self.e_padd.q.val() == 1 {
+                    if self.npen.val() != 15 {
+                        self.npen.next = self.npen.val() + 1;
                     }
-                    if self.e_kind.q.val() == 3 {
-                        if self.npen.val() >= 11 {
-                            self.npen.next = bits::<4>(15);
-                        } else {
-                            self.npen.next = self.npen.val() + 4;
-                        }
-                    }
-                    if self.k_retire.val() {
+                }
+                if self.e_padd.q.val() == 2 {
+                    if self.npen.val() >= 11 {
                         self.npen.next = bits::<4>(15);
+                    } else {
+                        self.npen.next = self.npen.val() + 4;
                     }
-                } else {
-                    if self.k_skip.val() {
-                        if self.nst.val() == 0 {
-                            self.nst.next = bits::<2>(1);
-                        }
+                }
+                if self.e_padd.q.val() == 3 {
+                    self.npen.next = bits::<4>(15);
+                }
+                if self.e_kskip.q.val() & (self.nst.val() == 0) {
+                    self.nst.next = bits::<2>(1);
+                }
+                if self.e_kretire.q.val() & (self.nst.val() <= 1) {
+                    if self.ok.q.val() {
+                        self.nst.next = bits::<2>(2);
+                    } else {
+                        self.nst.next = bits::<2>(1);
                     }
-                    if self.k_retire.val() {
-                        if self.nst.val() <= 1 {
-                            if self.ok.q.val() {
-                                self.nst.next = bits::<2>(2);
-                            } else {
-                                self.nst.next = bits::<2>(1);
-                            }
-                        }
-                    }
-                    if self.e_kind.q.val() == 6 {
-                        if self.nst.val() == 2 {
-                            self.nst.next = bits::<2>(0);
-                        }
-                    }
-                    if self.e_kind.q.val() == 7 {
-                        if self.nst.val() == 2 {
-                            self.nst.next = bits::<2>(1);
-                        }
-                    }
+                }
+                if self.e_kpnone.q.val() & (self.nst.val() == 2) {
+                    self.nst.next = bits::<2>(0);
+                }
+                if self.e_kpskip.q.val() & (self.nst.val() == 2) {
+                    self.nst.next = bits::<2>(1);
                 }
             }
             // 3. controller
             if self.e_ctl[i].q.val() {
-                if self.e_op.q.val() == 1 {
+                if self.e_deny.q.val() {
                     self.nst.next = bits::<2>(3);
                 } else {
                     self.nst.next = bits::<2>(0);
