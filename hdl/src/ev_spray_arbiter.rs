@@ -195,6 +195,7 @@ pub struct EvSprayArbiter {
     retire_now: Signal<Local, Bit>,
     deny_now: Signal<Local, Bit>,
     pending: Signal<Local, Bits<4>>,
+    thr: Signal<Local, Bits<10>>,
     elig: Signal<Local, Bit>,
     nst: Signal<Local, Bits<2>>,
     npen: Signal<Local, Bits<4>>,
@@ -360,6 +361,7 @@ impl EvSprayArbiter {
             retire_now: Default::default(),
             deny_now: Default::default(),
             pending: Default::default(),
+            thr: Default::default(),
             elig: Default::default(),
             nst: Default::default(),
             npen: Default::default(),
@@ -641,7 +643,9 @@ impl Logic for EvSprayArbiter {
         self.active.d.next = self.t9.val();
 
         // Retirements / denials the lagging count has not seen yet: this cycle's and the four
-        // before it. ok: may the next cycle retire?
+        // before it. ok: may the next cycle retire? Both outcomes of this cycle's retirement are
+        // compared from registers, and `retire_now` (itself a function of `ok`) only selects,
+        // which keeps the ok -> retire -> ok loop two gates long.
         self.pending.next = bits::<4>(0);
         for j in 0..4 {
             if self.retire_hist.q.val().get_bit(j) {
@@ -651,14 +655,16 @@ impl Logic for EvSprayArbiter {
                 self.pending.next = self.pending.val() + 1;
             }
         }
-        if self.retire_now.val() {
-            self.pending.next = self.pending.val() + 1;
-        }
         if self.deny_now.val() {
             self.pending.next = self.pending.val() + 1;
         }
-        self.ok.d.next = bit_cast::<10, 9>(self.active.q.val())
-            > (bit_cast::<10, 9>(self.min_active.val()) + bit_cast::<10, 4>(self.pending.val()));
+        self.thr.next =
+            bit_cast::<10, 9>(self.min_active.val()) + bit_cast::<10, 4>(self.pending.val());
+        if self.retire_now.val() {
+            self.ok.d.next = bit_cast::<10, 9>(self.active.q.val()) > (self.thr.val() + 1);
+        } else {
+            self.ok.d.next = bit_cast::<10, 9>(self.active.q.val()) > self.thr.val();
+        }
         self.retire_hist.d.next =
             (self.retire_hist.q.val() << 1) | bit_cast::<4, 1>(self.retire_now.val().into());
         self.deny_hist.d.next =
