@@ -163,6 +163,7 @@ pub struct EvSprayArbiter {
     active: DFF<Bits<9>>,
     ok: DFF<Bit>,
     retire_hist: DFF<Bits<4>>,
+    pend: DFF<Bits<4>>,
     deny_hist: DFF<Bits<4>>,
     // Grant pipeline.
     s1v: DFF<Bit>,
@@ -333,6 +334,7 @@ impl EvSprayArbiter {
             active: Default::default(),
             ok: Default::default(),
             retire_hist: Default::default(),
+            pend: Default::default(),
             deny_hist: Default::default(),
             s1v: Default::default(),
             s1a: dffs(n),
@@ -417,6 +419,7 @@ impl Logic for EvSprayArbiter {
             active,
             ok,
             retire_hist,
+            pend,
             deny_hist,
             s1v,
             s2v,
@@ -646,18 +649,17 @@ impl Logic for EvSprayArbiter {
         // before it. ok: may the next cycle retire? Both outcomes of this cycle's retirement are
         // compared from registers, and `retire_now` (itself a function of `ok`) only selects,
         // which keeps the ok -> retire -> ok loop two gates long.
-        self.pending.next = bits::<4>(0);
-        for j in 0..4 {
-            if self.retire_hist.q.val().get_bit(j) {
-                self.pending.next = self.pending.val() + 1;
-            }
-            if self.deny_hist.q.val().get_bit(j) {
-                self.pending.next = self.pending.val() + 1;
-            }
-        }
+        // `pend` counts the set bits of both histories, kept incrementally (new in, oldest
+        // out) so no adder tree sits in front of the compare.
+        self.pending.next = self.pend.q.val();
         if self.deny_now.val() {
             self.pending.next = self.pending.val() + 1;
         }
+        self.pend.d.next = self.pend.q.val()
+            + bit_cast::<4, 1>(self.retire_now.val().into())
+            + bit_cast::<4, 1>(self.deny_now.val().into())
+            - bit_cast::<4, 1>(self.retire_hist.q.val().get_bit(3).into())
+            - bit_cast::<4, 1>(self.deny_hist.q.val().get_bit(3).into());
         self.thr.next =
             bit_cast::<10, 9>(self.min_active.val()) + bit_cast::<10, 4>(self.pending.val());
         if self.retire_now.val() {
@@ -783,6 +785,7 @@ impl Logic for EvSprayArbiter {
             self.ok.d.next =
                 bit_cast::<10, 9>(self.total.val()) > bit_cast::<10, 9>(self.min_active.val());
             self.retire_hist.d.next = bits::<4>(0);
+            self.pend.d.next = bits::<4>(0);
             self.deny_hist.d.next = bits::<4>(0);
             self.s1v.d.next = false;
             self.s2v.d.next = false;
