@@ -42,7 +42,8 @@
 //!
 //! `ev_min_active`: the active count is a pipelined popcount of the table (`active_count`,
 //! four cycles behind). A retirement is allowed when that count, minus every retirement and
-//! denial decided since it was sampled, exceeds `min_active` (`ok`, registered). Events that
+//! denial decided since it was sampled, exceeds `min_active` (`ok`, registered; `min_active` is
+//! sampled a cycle before it is used). Events that
 //! turn out not to retire anything (the target was already retired) are still subtracted for
 //! those few cycles, so the rule is conservative: feedback can never take the profile below
 //! the minimum, and is exact once the window has passed. No 128-wide sum sits in a loop.
@@ -164,6 +165,7 @@ pub struct EvSprayArbiter {
     ok: DFF<Bit>,
     retire_hist: DFF<Bits<4>>,
     pend: DFF<Bits<4>>,
+    am: DFF<Bits<10>>,
     deny_hist: DFF<Bits<4>>,
     // Grant pipeline.
     s1v: DFF<Bit>,
@@ -197,6 +199,7 @@ pub struct EvSprayArbiter {
     deny_now: Signal<Local, Bit>,
     pending: Signal<Local, Bits<4>>,
     thr: Signal<Local, Bits<10>>,
+    thr1: Signal<Local, Bits<10>>,
     elig: Signal<Local, Bit>,
     nst: Signal<Local, Bits<2>>,
     npen: Signal<Local, Bits<4>>,
@@ -335,6 +338,7 @@ impl EvSprayArbiter {
             ok: Default::default(),
             retire_hist: Default::default(),
             pend: Default::default(),
+            am: Default::default(),
             deny_hist: Default::default(),
             s1v: Default::default(),
             s1a: dffs(n),
@@ -364,6 +368,7 @@ impl EvSprayArbiter {
             deny_now: Default::default(),
             pending: Default::default(),
             thr: Default::default(),
+            thr1: Default::default(),
             elig: Default::default(),
             nst: Default::default(),
             npen: Default::default(),
@@ -420,6 +425,7 @@ impl Logic for EvSprayArbiter {
             ok,
             retire_hist,
             pend,
+            am,
             deny_hist,
             s1v,
             s2v,
@@ -649,23 +655,25 @@ impl Logic for EvSprayArbiter {
         // before it. ok: may the next cycle retire? Both outcomes of this cycle's retirement are
         // compared from registers, and `retire_now` (itself a function of `ok`) only selects,
         // which keeps the ok -> retire -> ok loop two gates long.
-        // `pend` counts the set bits of both histories, kept incrementally (new in, oldest
-        // out) so no adder tree sits in front of the compare.
-        self.pending.next = self.pend.q.val();
-        if self.deny_now.val() {
-            self.pending.next = self.pending.val() + 1;
-        }
+        // `am` = active + 512 - min_active, registered off the loop, so `ok` is a single compare
+        // against 512 | pending (no carry: pending < 512). `pend` counts the set bits of both
+        // histories, kept incrementally (new in, oldest out). Both outcomes of this cycle's
+        // retirement are compared and `retire_now` (itself a function of `ok`) only selects.
+        self.am.d.next =
+            bit_cast::<10, 9>(self.t9.val()) + 512 - bit_cast::<10, 9>(self.min_active.val());
         self.pend.d.next = self.pend.q.val()
             + bit_cast::<4, 1>(self.retire_now.val().into())
             + bit_cast::<4, 1>(self.deny_now.val().into())
             - bit_cast::<4, 1>(self.retire_hist.q.val().get_bit(3).into())
             - bit_cast::<4, 1>(self.deny_hist.q.val().get_bit(3).into());
-        self.thr.next =
-            bit_cast::<10, 9>(self.min_active.val()) + bit_cast::<10, 4>(self.pending.val());
+        self.pending.next = self.pend.q.val() + bit_cast::<4, 1>(self.deny_now.val().into());
+        self.thr.next = bit_cast::<10, 4>(self.pending.val()) | bits::<10>(512);
+        self.pending.next = self.pending.val() + 1;
+        self.thr1.next = bit_cast::<10, 4>(self.pending.val()) | bits::<10>(512);
         if self.retire_now.val() {
-            self.ok.d.next = bit_cast::<10, 9>(self.active.q.val()) > (self.thr.val() + 1);
+            self.ok.d.next = self.am.q.val() > self.thr1.val();
         } else {
-            self.ok.d.next = bit_cast::<10, 9>(self.active.q.val()) > self.thr.val();
+            self.ok.d.next = self.am.q.val() > self.thr.val();
         }
         self.retire_hist.d.next =
             (self.retire_hist.q.val() << 1) | bit_cast::<4, 1>(self.retire_now.val().into());
@@ -786,6 +794,8 @@ impl Logic for EvSprayArbiter {
                 bit_cast::<10, 9>(self.total.val()) > bit_cast::<10, 9>(self.min_active.val());
             self.retire_hist.d.next = bits::<4>(0);
             self.pend.d.next = bits::<4>(0);
+            self.am.d.next = bit_cast::<10, 9>(self.total.val()) + 512
+                - bit_cast::<10, 9>(self.min_active.val());
             self.deny_hist.d.next = bits::<4>(0);
             self.s1v.d.next = false;
             self.s2v.d.next = false;

@@ -148,6 +148,8 @@ pub struct EvSprayArbiter {
     c16: Vec<u32>,
     c64: Vec<u32>,
     active: u32,
+    /// active + 512 - min_active, registered (min_active takes effect a cycle later).
+    am: u32,
     ok: bool,
     retire_hist: u8,
     deny_hist: u8,
@@ -199,6 +201,7 @@ impl EvSprayArbiter {
             c16: vec![0; groups],
             c64: vec![0; groups.div_ceil(4)],
             active: 0,
+            am: 0,
             ok: false,
             retire_hist: 0,
             deny_hist: 0,
@@ -337,7 +340,8 @@ impl EvSprayArbiter {
             + (self.deny_hist & 0xF).count_ones()
             + retire_now as u32
             + deny_now as u32;
-        let next_ok = self.active > u32::from(x.min_active) + pending;
+        let next_am = next_active + 512 - u32::from(x.min_active);
+        let next_ok = self.am > 512 + pending;
 
         let rd = self.rd_q as usize;
         let (rd_state, rd_pen) = if rd < n {
@@ -371,6 +375,7 @@ impl EvSprayArbiter {
         self.c16 = next_c16;
         self.c64 = next_c64;
         self.active = next_active;
+        self.am = next_am;
         self.ok = next_ok;
         self.retire_hist = (self.retire_hist << 1 | retire_now as u8) & 0xF;
         self.deny_hist = (self.deny_hist << 1 | deny_now as u8) & 0xF;
@@ -430,6 +435,7 @@ impl EvSprayArbiter {
             *c = valid_in(self.total, 64 * h, 64);
         }
         self.active = self.total as u32;
+        self.am = self.total as u32 + 512 - u32::from(x.min_active);
         self.ok = self.total as u32 > u32::from(x.min_active);
         self.retire_hist = 0;
         self.deny_hist = 0;
