@@ -90,7 +90,7 @@ pub struct EvSprayArbiter {
     pub min_active: Signal<In, Bits<9>>,
     /// Per-QP LFSR seed, loaded on reset (0 is replaced by 0xACE1).
     pub seed: Signal<In, Bits<16>>,
-    /// State readback address (CSR path); `rd_state`/`rd_pen` two cycles later.
+    /// State readback address (CSR path); `rd_state`/`rd_pen` in the outputs two cycles later.
     pub rd_idx: Signal<In, Bits<8>>,
 
     pub grant_valid: Signal<Out, Bit>,
@@ -186,6 +186,9 @@ pub struct EvSprayArbiter {
     o_ctd: DFF<Bit>,
     o_rh: DFF<Bit>,
     rd_q: DFF<Bits<8>>,
+    rd_q2: DFF<Bits<8>>,
+    rdg_st: Vec<DFF<Bits<2>>>,
+    rdg_pen: Vec<DFF<Bits<4>>>,
     o_rds: DFF<Bits<2>>,
     o_rdp: DFF<Bits<4>>,
 
@@ -221,6 +224,8 @@ pub struct EvSprayArbiter {
     sel: Signal<Local, Bits<8>>,
     gp: Signal<Local, Bits<3>>,
     rds: Signal<Local, Bits<2>>,
+    rd_lo: Signal<Local, Bits<4>>,
+    rd_hi: Signal<Local, Bits<4>>,
     rdp: Signal<Local, Bits<4>>,
 
     _n: usize,
@@ -357,6 +362,9 @@ impl EvSprayArbiter {
             o_ctd: Default::default(),
             o_rh: Default::default(),
             rd_q: Default::default(),
+            rd_q2: Default::default(),
+            rdg_st: dffs(groups),
+            rdg_pen: dffs(groups),
             o_rds: Default::default(),
             o_rdp: Default::default(),
             rev: Default::default(),
@@ -390,6 +398,8 @@ impl EvSprayArbiter {
             sel: Default::default(),
             gp: Default::default(),
             rds: Default::default(),
+            rd_lo: Default::default(),
+            rd_hi: Default::default(),
             rdp: Default::default(),
             _n: n,
             _groups: groups,
@@ -438,6 +448,7 @@ impl Logic for EvSprayArbiter {
             o_ctd,
             o_rh,
             rd_q,
+            rd_q2,
             o_rds,
             o_rdp
         );
@@ -765,18 +776,34 @@ impl Logic for EvSprayArbiter {
         self.o_gp.d.next = self.gp.val();
         self.ev_ram.read_address.next = self.sel.val();
 
-        // ---- readback: address registered, then the table read ---------------------------
+        // ---- readback (CSR path, not line rate): address registered, then a 16:1 read per
+        // group (registered), then the group select --------------------------------------
         self.rd_q.d.next = self.rd_idx.val();
-        self.rds.next = bits::<2>(0);
-        self.rdp.next = bits::<4>(0);
-        for i in 0..self._n {
-            if self.rd_q.q.val() == self.ent_index[i].val() {
-                self.rds.next = self.st[i].q.val();
-                self.rdp.next = self.pen[i].q.val();
+        self.rd_q2.d.next = self.rd_q.q.val();
+        self.rd_lo.next = bit_cast::<4, 8>(self.rd_q.q.val());
+        for g in 0..self._groups {
+            self.rdg_st[g].clock.next = self.clock.val();
+            self.rdg_pen[g].clock.next = self.clock.val();
+            self.rds.next = bits::<2>(0);
+            self.rdp.next = bits::<4>(0);
+            for j in 0..16 {
+                if self.rd_lo.val() == self.nibble[j].val() {
+                    self.rds.next = self.st[g * 16 + j].q.val();
+                    self.rdp.next = self.pen[g * 16 + j].q.val();
+                }
+            }
+            self.rdg_st[g].d.next = self.rds.val();
+            self.rdg_pen[g].d.next = self.rdp.val();
+        }
+        self.rd_hi.next = bit_cast::<4, 8>(self.rd_q2.q.val() >> 4);
+        self.o_rds.d.next = bits::<2>(0);
+        self.o_rdp.d.next = bits::<4>(0);
+        for g in 0..self._groups {
+            if self.rd_hi.val() == self.nibble[g].val() {
+                self.o_rds.d.next = self.rdg_st[g].q.val();
+                self.o_rdp.d.next = self.rdg_pen[g].q.val();
             }
         }
-        self.o_rds.d.next = self.rds.val();
-        self.o_rdp.d.next = self.rdp.val();
 
         // ---- synchronous reset -----------------------------------------------------------
         if self.rst.val() {
@@ -807,6 +834,7 @@ impl Logic for EvSprayArbiter {
             self.o_ctd.d.next = false;
             self.o_rh.d.next = false;
             self.rd_q.d.next = bits::<8>(0);
+            self.rd_q2.d.next = bits::<8>(0);
             self.o_rds.d.next = bits::<2>(0);
             self.o_rdp.d.next = bits::<4>(0);
         }

@@ -160,7 +160,10 @@ pub struct EvSprayArbiter {
     s2_valid: bool,
     s2_below: Vec<Option<u8>>,
     s2_any: Vec<Option<u8>>,
+    // readback pipeline: address, address again, per-group (state, penalty) of rd_q's nibble
     rd_q: u8,
+    rd_q2: u8,
+    rd_group: Vec<(u8, u8)>,
     out: ArbiterOutputs,
 }
 
@@ -212,6 +215,8 @@ impl EvSprayArbiter {
             s2_below: vec![None; groups],
             s2_any: vec![None; groups],
             rd_q: 0,
+            rd_q2: 0,
+            rd_group: vec![(0, 0); groups],
             out: ArbiterOutputs::default(),
         }
     }
@@ -343,12 +348,15 @@ impl EvSprayArbiter {
         let next_am = next_active + 512 - u32::from(x.min_active);
         let next_ok = self.am > 512 + pending;
 
-        let rd = self.rd_q as usize;
-        let (rd_state, rd_pen) = if rd < n {
-            (self.st[rd] as u8, self.pen[rd])
-        } else {
-            (0, 0)
-        };
+        let lo = (self.rd_q & 15) as usize;
+        let next_rd_group: Vec<(u8, u8)> = (0..groups)
+            .map(|g| (self.st[g * 16 + lo] as u8, self.pen[g * 16 + lo]))
+            .collect();
+        let (rd_state, rd_pen) = self
+            .rd_group
+            .get((self.rd_q2 >> 4) as usize)
+            .copied()
+            .unwrap_or((0, 0));
         let grant_none = self.s2_valid && sel.is_none();
 
         // Commit the edge.
@@ -385,7 +393,9 @@ impl EvSprayArbiter {
         self.s1_valid = x.req;
         self.s1_at_or_below = at_or_below;
         self.s1_elig = elig;
+        self.rd_q2 = self.rd_q;
         self.rd_q = x.rd_idx;
+        self.rd_group = next_rd_group;
         self.out = ArbiterOutputs {
             grant_valid: sel.is_some(),
             grant_none,
@@ -442,6 +452,7 @@ impl EvSprayArbiter {
         self.s1_valid = false;
         self.s2_valid = false;
         self.rd_q = 0;
+        self.rd_q2 = 0;
         self.out = ArbiterOutputs {
             grant_ev: self.out.grant_ev,
             ..ArbiterOutputs::default()

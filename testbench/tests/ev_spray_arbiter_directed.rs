@@ -11,8 +11,8 @@ const GRANT_LATENCY: usize = 2;
 /// Feedback and controller ops of cycle t change the table at the edge of cycle t + 1, so a
 /// request from cycle t + 2 on sees them.
 const EVENT_LATENCY: usize = 2;
-/// `rd_idx` at cycle t shows on `rd_state` / `rd_pen` in the outputs of cycle t + 1.
-const READ_LATENCY: usize = 1;
+/// `rd_idx` at cycle t shows on `rd_state` / `rd_pen` in the outputs of cycle t + 2.
+const READ_LATENCY: usize = 2;
 /// `active_count` is a pipelined popcount: settled this many cycles after the last change.
 const COUNT_SETTLE: usize = 6;
 
@@ -292,7 +292,11 @@ fn bitmap_penalty_keeps_an_ev_out_until_it_decays() {
         rd_idx: victim as u8,
         ..base
     };
-    seq.extend(std::iter::repeat_n(reading, EVENT_LATENCY));
+    // Read while the event lands: the last readback output shows the table after it.
+    seq.extend(std::iter::repeat_n(
+        reading,
+        EVENT_LATENCY + READ_LATENCY - 1,
+    ));
     let start = seq.len();
     seq.extend(std::iter::repeat_n(
         ArbiterInputs { req: true, ..base },
