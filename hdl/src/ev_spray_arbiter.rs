@@ -166,6 +166,8 @@ pub struct EvSprayArbiter {
     retire_hist: DFF<Bits<4>>,
     pend: DFF<Bits<4>>,
     am: DFF<Bits<10>>,
+    thr_q: DFF<Bits<10>>,
+    thr1_q: DFF<Bits<10>>,
     deny_hist: DFF<Bits<4>>,
     // Grant pipeline.
     s1v: DFF<Bit>,
@@ -201,8 +203,6 @@ pub struct EvSprayArbiter {
     retire_now: Signal<Local, Bit>,
     deny_now: Signal<Local, Bit>,
     pending: Signal<Local, Bits<4>>,
-    thr: Signal<Local, Bits<10>>,
-    thr1: Signal<Local, Bits<10>>,
     elig: Signal<Local, Bit>,
     nst: Signal<Local, Bits<2>>,
     npen: Signal<Local, Bits<4>>,
@@ -344,6 +344,8 @@ impl EvSprayArbiter {
             retire_hist: Default::default(),
             pend: Default::default(),
             am: Default::default(),
+            thr_q: Default::default(),
+            thr1_q: Default::default(),
             deny_hist: Default::default(),
             s1v: Default::default(),
             s1a: dffs(n),
@@ -375,8 +377,6 @@ impl EvSprayArbiter {
             retire_now: Default::default(),
             deny_now: Default::default(),
             pending: Default::default(),
-            thr: Default::default(),
-            thr1: Default::default(),
             elig: Default::default(),
             nst: Default::default(),
             npen: Default::default(),
@@ -436,6 +436,8 @@ impl Logic for EvSprayArbiter {
             retire_hist,
             pend,
             am,
+            thr_q,
+            thr1_q,
             deny_hist,
             s1v,
             s2v,
@@ -677,14 +679,15 @@ impl Logic for EvSprayArbiter {
             + bit_cast::<4, 1>(self.deny_now.val().into())
             - bit_cast::<4, 1>(self.retire_hist.q.val().get_bit(3).into())
             - bit_cast::<4, 1>(self.deny_hist.q.val().get_bit(3).into());
-        self.pending.next = self.pend.q.val() + bit_cast::<4, 1>(self.deny_now.val().into());
-        self.thr.next = bit_cast::<10, 4>(self.pending.val()) | bits::<10>(512);
-        self.pending.next = self.pending.val() + 1;
-        self.thr1.next = bit_cast::<10, 4>(self.pending.val()) | bits::<10>(512);
+        // What `ok` compares against next cycle: the pending count plus the denial already
+        // accepted at E1 (it applies next cycle), and the same plus one, both registered.
+        self.pending.next = self.pend.d.val() + bit_cast::<4, 1>(self.e_deny.d.val().into());
+        self.thr_q.d.next = bit_cast::<10, 4>(self.pending.val()) | bits::<10>(512);
+        self.thr1_q.d.next = bit_cast::<10, 4>(self.pending.val() + 1) | bits::<10>(512);
         if self.retire_now.val() {
-            self.ok.d.next = self.am.q.val() > self.thr1.val();
+            self.ok.d.next = self.am.q.val() > self.thr1_q.q.val();
         } else {
-            self.ok.d.next = self.am.q.val() > self.thr.val();
+            self.ok.d.next = self.am.q.val() > self.thr_q.q.val();
         }
         self.retire_hist.d.next =
             (self.retire_hist.q.val() << 1) | bit_cast::<4, 1>(self.retire_now.val().into());
@@ -816,11 +819,14 @@ impl Logic for EvSprayArbiter {
             }
             self.e_fbv.d.next = false;
             self.e_ctlv.d.next = false;
+            self.e_deny.d.next = false;
             self.active.d.next = self.total.val();
             self.ok.d.next =
                 bit_cast::<10, 9>(self.total.val()) > bit_cast::<10, 9>(self.min_active.val());
             self.retire_hist.d.next = bits::<4>(0);
             self.pend.d.next = bits::<4>(0);
+            self.thr_q.d.next = bits::<10>(512);
+            self.thr1_q.d.next = bits::<10>(513);
             self.am.d.next = bit_cast::<10, 9>(self.total.val()) + 512
                 - bit_cast::<10, 9>(self.min_active.val());
             self.deny_hist.d.next = bits::<4>(0);
