@@ -15,9 +15,11 @@
 //!                  | (regs s2any*, s2max*)     |  popcount pipeline c4 -> c16 -> c64 -> active
 //!                  |                           v  ok = active - recent retires/denies > min
 //!  S: round-robin over groups with an E hit (rr); in that group the A hit, else the E hit
-//!                  | (regs o_*, rr; EV RAM read at sel)
+//!                  | (regs g_*, rr)
+//!  M: EV RAM read at the registered selection
+//!                  | (regs o_*, RAM data)
 //!                  v
-//!        grant_valid/none, grant_idx, grant_plane, grant_ev    (2 cycles after req)
+//!        grant_valid/none, grant_idx, grant_plane, grant_ev    (3 cycles after req)
 //! ```
 //!
 //! Selection has two levels. The 16-entry group (a plane, in the default 8 x 16 layout) is
@@ -35,7 +37,7 @@
 //!
 //! Throughput: one request, one feedback and one controller op per clock. The grant of a
 //! request at cycle t uses the table as it stood at t and appears on the outputs after the
-//! edge of cycle t+2. Feedback, controller ops and the rotation landing of cycle t are decoded
+//! edge of cycle t+3. Feedback, controller ops and the rotation landing of cycle t are decoded
 //! to one-hot registers (E1) and applied to the table at the edge of cycle t+1 (E2), so every
 //! per-entry update starts from flops. The find-first is split over three register stages so
 //! no path spans the whole table.
@@ -179,6 +181,10 @@ pub struct EvSprayArbiter {
     s2anye: Vec<DFF<Bit>>,
     s2maxe: Vec<DFF<Bits<4>>>,
     rr: DFF<Bits<4>>,
+    g_v: DFF<Bit>,
+    g_n: DFF<Bit>,
+    g_i: DFF<Bits<8>>,
+    g_p: DFF<Bits<3>>,
     // Registered outputs.
     o_gv: DFF<Bit>,
     o_gn: DFF<Bit>,
@@ -356,6 +362,10 @@ impl EvSprayArbiter {
             s2anye: dffs(groups),
             s2maxe: dffs(groups),
             rr: Default::default(),
+            g_v: Default::default(),
+            g_n: Default::default(),
+            g_i: Default::default(),
+            g_p: Default::default(),
             o_gv: Default::default(),
             o_gn: Default::default(),
             o_gi: Default::default(),
@@ -442,6 +452,10 @@ impl Logic for EvSprayArbiter {
             s1v,
             s2v,
             rr,
+            g_v,
+            g_n,
+            g_i,
+            g_p,
             o_gv,
             o_gn,
             o_gi,
@@ -773,11 +787,17 @@ impl Logic for EvSprayArbiter {
                 self.gp.next = self.plane_num[p].val();
             }
         }
-        self.o_gv.d.next = self.found.val();
-        self.o_gn.d.next = self.s2v.q.val() & !self.found.val();
-        self.o_gi.d.next = self.sel.val();
-        self.o_gp.d.next = self.gp.val();
-        self.ev_ram.read_address.next = self.sel.val();
+        // Stage S is registered before the EV RAM read (the select tree would otherwise sit in
+        // front of the BRAM address); the grant outputs wait for the RAM so they stay aligned.
+        self.g_v.d.next = self.found.val();
+        self.g_n.d.next = self.s2v.q.val() & !self.found.val();
+        self.g_i.d.next = self.sel.val();
+        self.g_p.d.next = self.gp.val();
+        self.ev_ram.read_address.next = self.g_i.q.val();
+        self.o_gv.d.next = self.g_v.q.val();
+        self.o_gn.d.next = self.g_n.q.val();
+        self.o_gi.d.next = self.g_i.q.val();
+        self.o_gp.d.next = self.g_p.q.val();
 
         // ---- readback (CSR path, not line rate): address registered, then a 16:1 read per
         // group (registered), then the group select --------------------------------------
@@ -832,6 +852,10 @@ impl Logic for EvSprayArbiter {
             self.deny_hist.d.next = bits::<4>(0);
             self.s1v.d.next = false;
             self.s2v.d.next = false;
+            self.g_v.d.next = false;
+            self.g_n.d.next = false;
+            self.g_i.d.next = bits::<8>(0);
+            self.g_p.d.next = bits::<3>(0);
             self.o_gv.d.next = false;
             self.o_gn.d.next = false;
             self.o_gi.d.next = bits::<8>(0);

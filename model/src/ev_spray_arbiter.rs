@@ -7,7 +7,7 @@
 //!
 //! Contract (the RTL's, restated): `step(inputs)` is one rising clock edge; the returned outputs
 //! are the registers after that edge. A request at step t is answered in the outputs of step
-//! t+2 and is decided on the table as it stood at step t. Feedback, controller ops and the
+//! t+3 and is decided on the table as it stood at step t. Feedback, controller ops and the
 //! rotation landing of step t change the table at the edge of step t+1, in a fixed order:
 //! (1) landing, (2) feedback, (3) controller, then (4) reset overrides. The min-active rule
 //! uses a four-stage popcount of the table minus every retirement/denial decided since.
@@ -161,6 +161,8 @@ pub struct EvSprayArbiter {
     s2_below: Vec<Option<u8>>,
     s2_any: Vec<Option<u8>>,
     // readback pipeline: address, address again, per-group (state, penalty) of rd_q's nibble
+    /// Stage S result, registered before the EV RAM read: (valid, none, index, plane).
+    g: (bool, bool, u8, u8),
     rd_q: u8,
     rd_q2: u8,
     rd_group: Vec<(u8, u8)>,
@@ -214,6 +216,7 @@ impl EvSprayArbiter {
             s2_valid: false,
             s2_below: vec![None; groups],
             s2_any: vec![None; groups],
+            g: (false, false, 0, 0),
             rd_q: 0,
             rd_q2: 0,
             rd_group: vec![(0, 0); groups],
@@ -323,7 +326,7 @@ impl EvSprayArbiter {
                 pen[i] = 0;
             }
         }
-        let ram_read = self.ev_ram[sel_idx];
+        let ram_read = self.ev_ram[self.g.2 as usize];
         if self.e_ctl.is_some() && self.e_op == CTL_LOAD && !x.rst {
             self.ev_ram[self.e_idx as usize] = self.e_ev;
         }
@@ -396,15 +399,22 @@ impl EvSprayArbiter {
         self.rd_q2 = self.rd_q;
         self.rd_q = x.rd_idx;
         self.rd_group = next_rd_group;
-        self.out = ArbiterOutputs {
-            grant_valid: sel.is_some(),
+        let (grant_valid, grant_none_q, grant_idx, grant_plane) = self.g;
+        self.g = (
+            sel.is_some(),
             grant_none,
-            grant_idx: sel_idx as u8,
-            grant_plane: if sel.is_some() {
+            sel_idx as u8,
+            if sel.is_some() {
                 self.plane_of[sel_idx]
             } else {
                 0
             },
+        );
+        self.out = ArbiterOutputs {
+            grant_valid,
+            grant_none: grant_none_q,
+            grant_idx,
+            grant_plane,
             grant_ev: ram_read,
             active_count: 0, // the register, filled below after reset
             fb_drop: x.fb_valid && !fb_in,
@@ -451,6 +461,7 @@ impl EvSprayArbiter {
         self.deny_hist = 0;
         self.s1_valid = false;
         self.s2_valid = false;
+        self.g = (false, false, 0, 0);
         self.rd_q = 0;
         self.rd_q2 = 0;
         self.out = ArbiterOutputs {
@@ -582,7 +593,7 @@ mod tests {
     }
 
     #[test]
-    fn grants_follow_requests_by_two_cycles() {
+    fn grants_follow_requests_by_three_cycles() {
         let cfg = NicConfig::default();
         let mut m = EvSprayArbiter::new(&cfg);
         let idle = ArbiterInputs {
@@ -594,8 +605,9 @@ mod tests {
         m.step(&ArbiterInputs { rst: true, ..idle });
         let a = m.step(&ArbiterInputs { req: true, ..idle });
         let b = m.step(&idle);
+        let b2 = m.step(&idle);
         let c = m.step(&idle);
-        assert!(!a.grant_valid && !b.grant_valid && c.grant_valid);
+        assert!(!a.grant_valid && !b.grant_valid && !b2.grant_valid && c.grant_valid);
         assert_eq!(c.grant_plane as u32, c.grant_idx as u32 / cfg.evs_per_plane);
         assert_eq!(c.grant_ev, cfg.default_ev_profile()[c.grant_idx as usize]);
     }
