@@ -17,9 +17,10 @@
 //!  S: round-robin over groups with an E hit (rr); in that group the A hit, else the E hit
 //!                  | (regs g_*, rr)
 //!  M: EV RAM read at the registered selection
-//!                  | (regs o_*, RAM data)
+//!                  | (RAM data, regs h_*)
+//!  O: RAM data registered (o_ev), fields aligned (o_*)
 //!                  v
-//!        grant_valid/none, grant_idx, grant_plane, grant_ev    (3 cycles after req)
+//!        grant_valid/none, grant_idx, grant_plane, grant_ev    (4 cycles after req)
 //! ```
 //!
 //! Selection has two levels. The 16-entry group (a plane, in the default 8 x 16 layout) is
@@ -37,7 +38,7 @@
 //!
 //! Throughput: one request, one feedback and one controller op per clock. The grant of a
 //! request at cycle t uses the table as it stood at t and appears on the outputs after the
-//! edge of cycle t+3. Feedback, controller ops and the rotation landing of cycle t are decoded
+//! edge of cycle t+4. Feedback, controller ops and the rotation landing of cycle t are decoded
 //! to one-hot registers (E1) and applied to the table at the edge of cycle t+1 (E2), so every
 //! per-entry update starts from flops. The find-first is split over three register stages so
 //! no path spans the whole table.
@@ -185,7 +186,12 @@ pub struct EvSprayArbiter {
     g_n: DFF<Bit>,
     g_i: DFF<Bits<8>>,
     g_p: DFF<Bits<3>>,
+    h_v: DFF<Bit>,
+    h_n: DFF<Bit>,
+    h_i: DFF<Bits<8>>,
+    h_p: DFF<Bits<3>>,
     // Registered outputs.
+    o_ev: DFF<Bits<32>>,
     o_gv: DFF<Bit>,
     o_gn: DFF<Bit>,
     o_gi: DFF<Bits<8>>,
@@ -366,6 +372,11 @@ impl EvSprayArbiter {
             g_n: Default::default(),
             g_i: Default::default(),
             g_p: Default::default(),
+            h_v: Default::default(),
+            h_n: Default::default(),
+            h_i: Default::default(),
+            h_p: Default::default(),
+            o_ev: Default::default(),
             o_gv: Default::default(),
             o_gn: Default::default(),
             o_gi: Default::default(),
@@ -456,6 +467,11 @@ impl Logic for EvSprayArbiter {
             g_n,
             g_i,
             g_p,
+            h_v,
+            h_n,
+            h_i,
+            h_p,
+            o_ev,
             o_gv,
             o_gn,
             o_gi,
@@ -794,10 +810,17 @@ impl Logic for EvSprayArbiter {
         self.g_i.d.next = self.sel.val();
         self.g_p.d.next = self.gp.val();
         self.ev_ram.read_address.next = self.g_i.q.val();
-        self.o_gv.d.next = self.g_v.q.val();
-        self.o_gn.d.next = self.g_n.q.val();
-        self.o_gi.d.next = self.g_i.q.val();
-        self.o_gp.d.next = self.g_p.q.val();
+        // The RAM's data is registered once more (an ECP5 DP16KD without its output register
+        // has ~6 ns clock-to-out); the other grant fields wait one more cycle with it.
+        self.h_v.d.next = self.g_v.q.val();
+        self.h_n.d.next = self.g_n.q.val();
+        self.h_i.d.next = self.g_i.q.val();
+        self.h_p.d.next = self.g_p.q.val();
+        self.o_gv.d.next = self.h_v.q.val();
+        self.o_gn.d.next = self.h_n.q.val();
+        self.o_gi.d.next = self.h_i.q.val();
+        self.o_gp.d.next = self.h_p.q.val();
+        self.o_ev.d.next = self.ev_ram.read_data.val();
 
         // ---- readback (CSR path, not line rate): address registered, then a 16:1 read per
         // group (registered), then the group select --------------------------------------
@@ -856,6 +879,10 @@ impl Logic for EvSprayArbiter {
             self.g_n.d.next = false;
             self.g_i.d.next = bits::<8>(0);
             self.g_p.d.next = bits::<3>(0);
+            self.h_v.d.next = false;
+            self.h_n.d.next = false;
+            self.h_i.d.next = bits::<8>(0);
+            self.h_p.d.next = bits::<3>(0);
             self.o_gv.d.next = false;
             self.o_gn.d.next = false;
             self.o_gi.d.next = bits::<8>(0);
@@ -873,7 +900,7 @@ impl Logic for EvSprayArbiter {
         self.grant_none.next = self.o_gn.q.val();
         self.grant_idx.next = self.o_gi.q.val();
         self.grant_plane.next = self.o_gp.q.val();
-        self.grant_ev.next = self.ev_ram.read_data.val();
+        self.grant_ev.next = self.o_ev.q.val();
         self.active_count.next = self.active.q.val();
         self.fb_drop.next = self.o_fbd.q.val();
         self.ctl_drop.next = self.o_ctd.q.val();

@@ -7,7 +7,7 @@
 //!
 //! Contract (the RTL's, restated): `step(inputs)` is one rising clock edge; the returned outputs
 //! are the registers after that edge. A request at step t is answered in the outputs of step
-//! t+3 and is decided on the table as it stood at step t. Feedback, controller ops and the
+//! t+4 and is decided on the table as it stood at step t. Feedback, controller ops and the
 //! rotation landing of step t change the table at the edge of step t+1, in a fixed order:
 //! (1) landing, (2) feedback, (3) controller, then (4) reset overrides. The min-active rule
 //! uses a four-stage popcount of the table minus every retirement/denial decided since.
@@ -163,6 +163,9 @@ pub struct EvSprayArbiter {
     // readback pipeline: address, address again, per-group (state, penalty) of rd_q's nibble
     /// Stage S result, registered before the EV RAM read: (valid, none, index, plane).
     g: (bool, bool, u8, u8),
+    /// The same one stage later, beside the EV RAM's read data.
+    h: (bool, bool, u8, u8),
+    ram_data: u32,
     rd_q: u8,
     rd_q2: u8,
     rd_group: Vec<(u8, u8)>,
@@ -217,6 +220,8 @@ impl EvSprayArbiter {
             s2_below: vec![None; groups],
             s2_any: vec![None; groups],
             g: (false, false, 0, 0),
+            h: (false, false, 0, 0),
+            ram_data: 0,
             rd_q: 0,
             rd_q2: 0,
             rd_group: vec![(0, 0); groups],
@@ -399,7 +404,10 @@ impl EvSprayArbiter {
         self.rd_q2 = self.rd_q;
         self.rd_q = x.rd_idx;
         self.rd_group = next_rd_group;
-        let (grant_valid, grant_none_q, grant_idx, grant_plane) = self.g;
+        let (grant_valid, grant_none_q, grant_idx, grant_plane) = self.h;
+        let grant_ev = self.ram_data;
+        self.h = self.g;
+        self.ram_data = ram_read;
         self.g = (
             sel.is_some(),
             grant_none,
@@ -415,7 +423,7 @@ impl EvSprayArbiter {
             grant_none: grant_none_q,
             grant_idx,
             grant_plane,
-            grant_ev: ram_read,
+            grant_ev,
             active_count: 0, // the register, filled below after reset
             fb_drop: x.fb_valid && !fb_in,
             ctl_drop: x.ctl_op != CTL_NONE && !ctl_in,
@@ -462,6 +470,7 @@ impl EvSprayArbiter {
         self.s1_valid = false;
         self.s2_valid = false;
         self.g = (false, false, 0, 0);
+        self.h = (false, false, 0, 0);
         self.rd_q = 0;
         self.rd_q2 = 0;
         self.out = ArbiterOutputs {
@@ -593,7 +602,7 @@ mod tests {
     }
 
     #[test]
-    fn grants_follow_requests_by_three_cycles() {
+    fn grants_follow_requests_by_four_cycles() {
         let cfg = NicConfig::default();
         let mut m = EvSprayArbiter::new(&cfg);
         let idle = ArbiterInputs {
@@ -606,8 +615,9 @@ mod tests {
         let a = m.step(&ArbiterInputs { req: true, ..idle });
         let b = m.step(&idle);
         let b2 = m.step(&idle);
+        let b3 = m.step(&idle);
         let c = m.step(&idle);
-        assert!(!a.grant_valid && !b.grant_valid && !b2.grant_valid && c.grant_valid);
+        assert!(![a, b, b2, b3].iter().any(|o| o.grant_valid) && c.grant_valid);
         assert_eq!(c.grant_plane as u32, c.grant_idx as u32 / cfg.evs_per_plane);
         assert_eq!(c.grant_ev, cfg.default_ev_profile()[c.grant_idx as usize]);
     }

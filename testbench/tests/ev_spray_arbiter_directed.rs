@@ -6,8 +6,8 @@ use mrc_cosim::modules::ev_spray_arbiter::{ArbiterTraffic, TrafficMix};
 use mrc_model::ev_spray_arbiter::{ArbiterInputs, EvState, FeedbackKind, CTL_DENY};
 use mrc_testbench::{idle, with_reset, ArbiterRig};
 
-/// A request at cycle t is answered in the outputs of cycle t + 3.
-const GRANT_LATENCY: usize = 3;
+/// A request at cycle t is answered in the outputs of cycle t + 4.
+const GRANT_LATENCY: usize = 4;
 /// Feedback and controller ops of cycle t change the table at the edge of cycle t + 1, so a
 /// request from cycle t + 2 on sees them.
 const EVENT_LATENCY: usize = 2;
