@@ -58,8 +58,13 @@ lint: deps
 	  done; \
 	done
 
+# The closing line totals every cargo test binary (cargo's own last line is often a doc-test
+# binary with nothing in it).
 unit: deps
-	$(CARGO) test --workspace --no-fail-fast
+	@mkdir -p build
+	$(CARGO) test --workspace --no-fail-fast 2>&1 | tee build/test.log
+	@awk '/^test result:/ { for (i = 2; i <= NF; i++) { if ($$i ~ /^passed/) p += $$(i-1); if ($$i ~ /^failed/) f += $$(i-1) } } \
+	  END { printf "tests: %d passed, %d failed\n", p, f; exit (f > 0 || p == 0) }' build/test.log
 
 bench: deps
 	@for m in $$($(MRCGEN) modules); do $(MRCGEN) bench --module $$m; done
