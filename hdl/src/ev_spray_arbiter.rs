@@ -62,12 +62,6 @@
 use mrc_config::NicConfig;
 use rust_hdl::prelude::*;
 
-/// EV state encoding shared with the model and the driver.
-pub const ST_GOOD: u64 = 0;
-pub const ST_SKIP: u64 = 1;
-pub const ST_ASSUMED_BAD: u64 = 2;
-pub const ST_DENIED: u64 = 3;
-
 #[derive(LogicBlock)]
 pub struct EvSprayArbiter {
     pub clock: Signal<In, Clock>,

@@ -96,6 +96,20 @@ pub struct ArbiterInputs {
     pub rd_idx: u8,
 }
 
+impl ArbiterInputs {
+    /// No request, no event, every plane ready; policy, `min_active` and the QP-0 seed from the
+    /// config: the base every stimulus starts from.
+    pub fn idle(cfg: &NicConfig) -> Self {
+        ArbiterInputs {
+            plane_ready: 0xFF,
+            policy: cfg.spray_policy.port_value() == 1,
+            min_active: cfg.ev_min_active as u16,
+            seed: cfg.qp_spray_seed(0),
+            ..Default::default()
+        }
+    }
+}
+
 /// One cycle of outputs; field names are the RTL port names.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ArbiterOutputs {

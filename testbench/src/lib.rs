@@ -101,11 +101,5 @@ pub fn with_reset(base: ArbiterInputs) -> Vec<ArbiterInputs> {
 
 /// The idle input for `cfg`: config policy, min_active and seed, all planes ready.
 pub fn idle(cfg: &NicConfig) -> ArbiterInputs {
-    ArbiterInputs {
-        plane_ready: 0xFF,
-        policy: cfg.spray_policy.port_value() == 1,
-        min_active: cfg.ev_min_active as u16,
-        seed: cfg.qp_spray_seed(0),
-        ..Default::default()
-    }
+    ArbiterInputs::idle(cfg)
 }

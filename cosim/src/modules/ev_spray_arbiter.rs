@@ -241,12 +241,7 @@ const KIND_WEIGHTS: [u64; 8] = [30, 20, 8, 10, 5, 8, 12, 7];
 
 impl ArbiterTraffic {
     pub fn new(cfg: &NicConfig, seed: u64, mix: TrafficMix) -> Self {
-        let base = ArbiterInputs {
-            policy: cfg.spray_policy.port_value() == 1,
-            min_active: cfg.ev_min_active as u16,
-            seed: cfg.qp_spray_seed(0),
-            ..Default::default()
-        };
+        let base = ArbiterInputs::idle(cfg);
         ArbiterTraffic {
             rng: SplitMix64::new(seed),
             mix,
