@@ -195,6 +195,7 @@ pub struct EvSprayArbiter {
     o_rh: DFF<Bit>,
     rd_q: DFF<Bits<8>>,
     rd_q2: DFF<Bits<8>>,
+    rd_hot: Vec<DFF<Bit>>,
     rdg_st: Vec<DFF<Bits<2>>>,
     rdg_pen: Vec<DFF<Bits<4>>>,
     o_rds: DFF<Bits<2>>,
@@ -380,6 +381,7 @@ impl EvSprayArbiter {
             o_rh: Default::default(),
             rd_q: Default::default(),
             rd_q2: Default::default(),
+            rd_hot: dffs(16),
             rdg_st: dffs(groups),
             rdg_pen: dffs(groups),
             o_rds: Default::default(),
@@ -820,16 +822,26 @@ impl Logic for EvSprayArbiter {
         // group (registered), then the group select --------------------------------------
         self.rd_q.d.next = self.rd_idx.val();
         self.rd_q2.d.next = self.rd_q.q.val();
-        self.rd_lo.next = bit_cast::<4, 8>(self.rd_q.q.val());
+        // The address's low nibble is registered one-hot, so each group's 16:1 read is an
+        // AND-OR from flops (the nibble fans out to every group).
+        self.rd_lo.next = bit_cast::<4, 8>(self.rd_idx.val());
+        for j in 0..16 {
+            self.rd_hot[j].clock.next = self.clock.val();
+            self.rd_hot[j].d.next = self.rd_lo.val() == self.nibble[j].val();
+            if self.rst.val() {
+                // rd_q resets to 0; its one-hot copy follows
+                self.rd_hot[j].d.next = self.nibble[j].val() == 0;
+            }
+        }
         for g in 0..self._groups {
             self.rdg_st[g].clock.next = self.clock.val();
             self.rdg_pen[g].clock.next = self.clock.val();
             self.rds.next = bits::<2>(0);
             self.rdp.next = bits::<4>(0);
             for j in 0..16 {
-                if self.rd_lo.val() == self.nibble[j].val() {
-                    self.rds.next = self.st[g * 16 + j].q.val();
-                    self.rdp.next = self.pen[g * 16 + j].q.val();
+                if self.rd_hot[j].q.val() {
+                    self.rds.next = self.rds.val() | self.st[g * 16 + j].q.val();
+                    self.rdp.next = self.rdp.val() | self.pen[g * 16 + j].q.val();
                 }
             }
             self.rdg_st[g].d.next = self.rds.val();
