@@ -341,7 +341,7 @@ fn compare(
 }
 
 fn bench(cfg: &NicConfig, module: &str, cycles: u64, json: bool) -> Result<(), Fail> {
-    use mrc_cosim::{native_bench, time_stepper, BuildOptions};
+    use mrc_cosim::{native_bench, time_stepper};
     let mut h = harness(module, cfg, 7)?;
     // One recorded stimulus, replayed identically by all three (rows wrap past 64 Ki cycles).
     let rows = cycles.min(1 << 16);
@@ -355,12 +355,9 @@ fn bench(cfg: &NicConfig, module: &str, cycles: u64, json: bool) -> Result<(), F
     }
     let (model_s, model_sum) = time_stepper(h.model.as_mut(), &stim, cycles);
     let (cosim_s, cosim_sum) = time_stepper(&mut h.dut, &stim, cycles);
-    let (v, w) = mrc_cosim::modules::emit_sources(module, cfg)?;
-    let opts = BuildOptions {
-        extra_args: vec![w.display().to_string()],
-        ..BuildOptions::default()
-    };
-    let native = native_bench(&[v], module, &opts, &stim, cycles)?;
+    let (v, w) = &h.sources;
+    let opts = mrc_cosim::modules::build_options(w);
+    let native = native_bench(std::slice::from_ref(v), module, &opts, &stim, cycles)?;
     if model_sum != native.checksum || cosim_sum != native.checksum {
         return Err(Fail(
             1,

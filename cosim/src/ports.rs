@@ -124,16 +124,6 @@ impl Port {
     }
 }
 
-/// Free-function form of [`Port::set`], for call sites that read better with the words first.
-pub fn set(words: &mut [u32], port: &Port, value: u64) {
-    port.set(words, value)
-}
-
-/// Free-function form of [`Port::get`].
-pub fn get(words: &[u32], port: &Port) -> u64 {
-    port.get(words)
-}
-
 /// Formats LSW-first words as `0x` hex with `ceil(width/4)` digits.
 pub fn words_to_hex(words: &[u32], width: u32) -> String {
     let mut s: String = words.iter().rev().map(|w| format!("{w:08x}")).collect();
@@ -811,8 +801,8 @@ module other(clock, x); input wire clock; input wire [99:0] x; endmodule
         assert_eq!(a.get(&w), 0x1f);
         b.set(&mut w, u64::MAX);
         assert_eq!(b.get(&w), (1 << 40) - 1);
-        set(&mut w, b, 0x12_3456_789a);
-        assert_eq!(get(&w, b), 0x12_3456_789a);
+        b.set(&mut w, 0x12_3456_789a);
+        assert_eq!(b.get(&w), 0x12_3456_789a);
         c.set_u128(&mut w, u128::MAX);
         assert_eq!(c.get_u128(&w), (1u128 << 100) - 1);
         assert_eq!(c.slice(&w)[3], 0xf);

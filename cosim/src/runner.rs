@@ -4,7 +4,7 @@
 //! Tracing whole runs costs ≈12× and hundreds of MB per million cycles, so instead the runner
 //! keeps the last `vcd_window` cycles of words in a ring buffer and only writes a VCD on failure.
 
-use crate::ports::{words_to_hex, Port, PortMap};
+use crate::ports::{Port, PortMap};
 use crate::stepper::Stepper;
 use std::fmt;
 use std::io::{self, BufWriter};
@@ -445,11 +445,6 @@ fn write_vcd(
     w.timestamp(10 * (last + 1))?;
     w.change_scalar(clock, Value::V0)?;
     w.flush()
-}
-
-/// Formats words as hex for callers building their own reports.
-pub fn hex(words: &[u32], width: u32) -> String {
-    words_to_hex(words, width)
 }
 
 #[cfg(test)]

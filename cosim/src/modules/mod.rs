@@ -9,7 +9,7 @@ use crate::error::CosimError;
 use crate::stepper::Stepper;
 use crate::verilator::{target_dir, BuildOptions, Dut, VerilatedLib};
 use mrc_config::NicConfig;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Fills one cycle of input words (a seeded random traffic source).
@@ -19,6 +19,8 @@ pub type Stimulus = Box<dyn FnMut(u64, &mut [u32]) + Send>;
 pub struct Harness {
     pub module: &'static str,
     pub lib: Arc<VerilatedLib>,
+    /// The emitted Verilog and waiver file the library was built from (for the native bench).
+    pub sources: (PathBuf, PathBuf),
     pub dut: Dut,
     pub model: Box<dyn Stepper + Send>,
     pub stimulus: Stimulus,
@@ -47,11 +49,24 @@ pub fn emit_sources(module: &str, cfg: &NicConfig) -> Result<(PathBuf, PathBuf),
 /// Verilate (or reuse) `module` for `cfg`.
 pub fn build_lib(module: &str, cfg: &NicConfig) -> Result<Arc<VerilatedLib>, CosimError> {
     let (v, w) = emit_sources(module, cfg)?;
-    let opts = BuildOptions {
-        extra_args: vec![w.display().to_string()],
+    build_from(module, &v, &w)
+}
+
+/// The Verilator build options the project uses: the waiver file as an extra argument.
+pub fn build_options(waivers: &Path) -> BuildOptions {
+    BuildOptions {
+        extra_args: vec![waivers.display().to_string()],
         ..BuildOptions::default()
-    };
-    Ok(Arc::new(VerilatedLib::build(&[v], module, &opts)?))
+    }
+}
+
+fn build_from(
+    module: &str,
+    verilog: &Path,
+    waivers: &Path,
+) -> Result<Arc<VerilatedLib>, CosimError> {
+    let lib = VerilatedLib::build(&[verilog.to_path_buf()], module, &build_options(waivers))?;
+    Ok(Arc::new(lib))
 }
 
 /// The lockstep harness for `module`: DUT, model and seeded random traffic.
@@ -59,7 +74,8 @@ pub fn harness(module: &str, cfg: &NicConfig, seed: u64) -> Result<Harness, Cosi
     match module {
         ev_spray_arbiter::MODULE => {
             use ev_spray_arbiter::*;
-            let lib = build_lib(MODULE, cfg)?;
+            let (v, w) = emit_sources(MODULE, cfg)?;
+            let lib = build_from(MODULE, &v, &w)?;
             let ports = ArbiterPorts::new(lib.port_map())?;
             let model = ArbiterModel::new(cfg, ports.clone());
             let mut traffic = ArbiterTraffic::new(cfg, seed, TrafficMix::default());
@@ -71,6 +87,7 @@ pub fn harness(module: &str, cfg: &NicConfig, seed: u64) -> Result<Harness, Cosi
                 module: MODULE,
                 dut: Dut::new(&lib),
                 lib,
+                sources: (v, w),
                 model: Box::new(model),
                 stimulus: Box::new(stimulus),
             })
