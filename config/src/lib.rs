@@ -68,6 +68,19 @@ pub struct NicConfig {
     pub ev_min_active: u32,
     /// Base seed of the per-QP spray LFSR: 1..=65535 (an LFSR seeded with 0 never moves).
     pub spray_seed: u32,
+    /// Receiver: one coalesced SACK per this many bytes received: 1..=16_777_215 (24-bit).
+    pub sack_coalesce_bytes: u32,
+    /// Sender: retransmit timeout = 2^rto_exp timer ticks of 1.024 us (the notes' ACK timeout
+    /// unit): 0..=24.
+    pub rto_exp: u32,
+    /// Sender: timeouts retried at the fixed interval before backoff starts: 0..=7.
+    pub rto_linear_retries: u32,
+    /// Sender: further timeouts retried with exponential backoff before the QP errors: 0..=25.
+    pub rto_backoff_retries: u32,
+    /// Sender: a hole is declared lost (retransmitted once) when a PSN this far above it has
+    /// been SACKed: 0..=1023, 0 = only NACKs and timeouts retransmit. Spraying reorders
+    /// packets, so keep it above the reordering depth the fabric produces.
+    pub rtx_ooo_threshold: u32,
 }
 
 impl Default for NicConfig {
@@ -84,6 +97,11 @@ impl Default for NicConfig {
             spray_policy: SprayPolicy::Mrc,
             ev_min_active: 8,
             spray_seed: 0xACE1,
+            sack_coalesce_bytes: 16_384,
+            rto_exp: 4,
+            rto_linear_retries: 7,
+            rto_backoff_retries: 25,
+            rtx_ooo_threshold: 16,
         }
     }
 }
@@ -231,6 +249,36 @@ impl NicConfig {
             self.spray_seed,
             "must be 1..=65535 (16-bit LFSR, never 0)",
         )?;
+        check(
+            (1..=0xFF_FFFF).contains(&self.sack_coalesce_bytes),
+            "sack_coalesce_bytes",
+            self.sack_coalesce_bytes,
+            "must be 1..=16777215 (24-bit byte counter)",
+        )?;
+        check(
+            self.rto_exp <= 24,
+            "rto_exp",
+            self.rto_exp,
+            "must be 0..=24 (timeout = 1.024 us * 2^rto_exp)",
+        )?;
+        check(
+            self.rto_linear_retries <= 7,
+            "rto_linear_retries",
+            self.rto_linear_retries,
+            "must be 0..=7",
+        )?;
+        check(
+            self.rto_backoff_retries <= 25,
+            "rto_backoff_retries",
+            self.rto_backoff_retries,
+            "must be 0..=25",
+        )?;
+        check(
+            self.rtx_ooo_threshold < 1024,
+            "rtx_ooo_threshold",
+            self.rtx_ooo_threshold,
+            "must be 0..=1023 (0 disables hole detection)",
+        )?;
         Ok(())
     }
 
@@ -315,6 +363,11 @@ mod tests {
             ("ev_min_active = 0", "ev_min_active"),
             ("ev_min_active = 129", "ev_min_active"),
             ("spray_seed = 0", "spray_seed"),
+            ("sack_coalesce_bytes = 0", "sack_coalesce_bytes"),
+            ("rto_exp = 25", "rto_exp"),
+            ("rto_linear_retries = 8", "rto_linear_retries"),
+            ("rto_backoff_retries = 26", "rto_backoff_retries"),
+            ("rtx_ooo_threshold = 1024", "rtx_ooo_threshold"),
         ];
         for (text, field) in cases {
             match NicConfig::from_toml(text) {
