@@ -4,4 +4,6 @@
 //! harness runs both in lockstep. Time, where a model needs it, is an argument.
 
 pub mod ev_spray_arbiter;
+pub mod go_back_n;
+pub mod loss_experiment;
 pub mod rng;
