@@ -74,7 +74,7 @@ impl GbnSender {
     /// `window`: packets in flight at most; `rto`: retransmit timeout in the caller's units.
     pub fn new(start_psn: u32, packets: u64, window: u64, rto: u64) -> Self {
         assert!(
-            window >= 1 && window < 1 << 23,
+            (1..1 << 23).contains(&window),
             "window must fit the PSN space"
         );
         GbnSender {
