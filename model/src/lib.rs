@@ -5,3 +5,4 @@
 
 pub mod ev_spray_arbiter;
 pub mod rng;
+pub mod sack_rx_tracker;
