@@ -20,20 +20,22 @@
 //!        sack_valid | nack_valid, cack_out, sack_offset, sack_bitmap, ...   (t + 5)
 //!
 //!  advance loop, beside R, one byte per clock:
-//!    byte = OR_k(ptr_k & bits[8k+7:8k]); m = byte | mask; p = prefix-AND(m); clr = p & ~mask
+//!    cur = head byte (a register; see below); m = cur | mask; p = prefix-AND(m); clr = p & ~mask
 //!    ptr <= p[7] ? rotate(ptr) : ptr;  mask <= p[7] ? 0 : p;  clr_q <= clr;  cptr <= ptr
-//!    next edge: bits[cptr byte] &= ~clr_q and cack += popcount(clr_q), together
+//!    next edge: ncl_q <= popcount(clr_q) (clr_q2, cptr2 follow)
+//!    edge after: bits[cptr2 byte] &= ~clr_q2 and cack += ncl_q, together
 //! ```
 //!
 //! Bitmap: W flops indexed circularly by `psn mod W`; slot k holds the PSN in
 //! `(cack, cack + W]` congruent to k. The advance loop walks the head up to 8 PSNs per clock
-//! (one byte); what it consumed is cleared at the next edge in the same edge that adds it to
+//! (one byte); what it consumed is counted at the next edge (`ncl_q`, so the popcount is not
+//! in front of the adders) and cleared at the edge after, the same edge that adds the count to
 //! `cack`, so `cack` and the bitmap change together and the bitmap holds exactly the received
 //! PSNs in `(cack, cack + W]` after every edge. `mask` holds the bits of the head byte already
 //! consumed, so bits consumed but not yet cleared, and bits of the head byte set again for the
-//! next lap, are never counted twice. In-order traffic: cack covers a packet in the outputs 4
+//! next lap, are never counted twice. In-order traffic: cack covers a packet in the outputs 5
 //! steps after it was presented; the worst case (a hole at the head with W - 1 PSNs above it,
-//! then filled) is at most `W/8 + 5` steps after the filling packet
+//! then filled) is at most `W/8 + 6` steps after the filling packet
 //! (`mrc_model::sack_rx_tracker::cack_lag_bound`).
 //!
 //! Window check: `cack_p1` = cack + 1 is a register kept exactly in step with `cack` (it is
@@ -51,9 +53,8 @@
 //!    in both cycles), so psn is still above cack when it is set, and below cack + W as cack
 //!    only grows.
 //! 2. A slot being cleared is never set in the same edge: the cleared bits were consumed by the
-//!    loop in the previous cycle, i.e. they were set when the packet now committing was
-//!    classified (the loop and C read the same bitmap in the same cycle), so that packet was a
-//!    DUP. The only other case, the packet one stage ahead setting the same PSN, is forwarded.
+//!    loop two cycles earlier and stay set until this edge, so they were set when the packet
+//!    now committing was classified (one cycle earlier), and that packet was a DUP. The only other case, the packet one stage ahead setting the same PSN, is forwarded.
 //!    The next lap of a cleared slot is psn + W, admitted only once cack >= psn, i.e. after
 //!    the clear.
 //! 3. The SACK reads the bitmap two cycles after its cack snapshot c. Base + j lies in
@@ -153,7 +154,12 @@ pub struct SackRxTracker {
     ptr: Vec<DFF<Bit>>,
     cptr: Vec<DFF<Bit>>,
     mask: DFF<Bits<8>>,
+    cur: DFF<Bits<8>>,
     clr_q: DFF<Bits<8>>,
+    clr_q2: DFF<Bits<8>>,
+    cptr2: Vec<DFF<Bit>>,
+    ncl_q: DFF<Bits<4>>,
+    nclm1_q: DFF<Bits<15>>,
     cack: DFF<Bits<24>>,
     cack_p1: DFF<Bits<24>>,
     hi_edge: DFF<Bits<24>>,
@@ -228,6 +234,7 @@ pub struct SackRxTracker {
     t: Signal<Local, Bit>,
     t2: Signal<Local, Bit>,
     hb: Signal<Local, Bits<8>>,
+    nb1: Signal<Local, Bits<8>>,
     m8: Signal<Local, Bits<8>>,
     p8: Signal<Local, Bits<8>>,
     run: Signal<Local, Bit>,
@@ -333,7 +340,12 @@ impl SackRxTracker {
             ptr: dffs(nb),
             cptr: dffs(nb),
             mask: Default::default(),
+            cur: Default::default(),
             clr_q: Default::default(),
+            clr_q2: Default::default(),
+            cptr2: dffs(nb),
+            ncl_q: Default::default(),
+            nclm1_q: Default::default(),
             cack: Default::default(),
             cack_p1: Default::default(),
             hi_edge: Default::default(),
@@ -402,6 +414,7 @@ impl SackRxTracker {
             t: Default::default(),
             t2: Default::default(),
             hb: Default::default(),
+            nb1: Default::default(),
             m8: Default::default(),
             p8: Default::default(),
             run: Default::default(),
@@ -438,11 +451,12 @@ impl Logic for SackRxTracker {
         dff_setup!(
             self, clock, i_v, i_psn, i_len, i_ecn, i_trim, i_lh, i_ackreq, i_ev, i_same, c_new,
             c_dup, c_oow, c_trim, c_inwin, c_psn, c_len, c_ecn, c_lh, c_ackreq, c_ev, mask, clr_q,
-            cack, cack_p1, hi_edge, lim_q, ooo, bytes, remaining, first, cnt_acc, cnt_dup, cnt_oow,
-            cnt_trim, r_sack, r_nack, r_reason, r_psn, r_pm63, r_ev, r_m, r_inwin, r_cack, r_cack1,
-            r_ooo, r_bytes, b_sack, b_nack, b_reason, b_psn, b_ev, b_m, b_cack, b_ooo, b_bytes,
-            b_off, e_sack, e_nack, e_reason, e_psn, e_ev, e_m, e_cack, e_ooo, e_bytes, e_off,
-            o_sack, o_nack, o_cack, o_off, o_bm, o_m, o_ev, o_ooo, o_bytes, o_reason, o_npsn
+            clr_q2, ncl_q, nclm1_q, cur, cack, cack_p1, hi_edge, lim_q, ooo, bytes, remaining,
+            first, cnt_acc, cnt_dup, cnt_oow, cnt_trim, r_sack, r_nack, r_reason, r_psn, r_pm63,
+            r_ev, r_m, r_inwin, r_cack, r_cack1, r_ooo, r_bytes, b_sack, b_nack, b_reason, b_psn,
+            b_ev, b_m, b_cack, b_ooo, b_bytes, b_off, e_sack, e_nack, e_reason, e_psn, e_ev, e_m,
+            e_cack, e_ooo, e_bytes, e_off, o_sack, o_nack, o_cack, o_off, o_bm, o_m, o_ev, o_ooo,
+            o_bytes, o_reason, o_npsn
         );
 
         // ---- I: input registers, slot pre-decoded one-hot --------------------------------
@@ -502,15 +516,36 @@ impl Logic for SackRxTracker {
         self.c_ev.d.next = self.i_ev.q.val();
 
         // ---- advance loop: one byte per clock ----------------------------------------------
+        // The head byte is a register, `cur`: (cur | mask) always equals (bits[ptr byte] | mask),
+        // so the loop is cur -> prefix-AND -> full -> ptr/cur select. Its next value, for both
+        // outcomes, is read from the bitmap as it will be after this edge (this edge's NEW set
+        // included; this edge's clear only touches bits already in `mask`, or an older byte):
+        // hb = byte ptr, nb1 = byte ptr + 1.
         self.hb.next = bits::<8>(0);
-        for j in 0..8 {
-            self.t.next = false;
-            for b in 0..self._nb {
-                self.t.next = self.t.val() | (self.ptr[b].q.val() & self.bits[b * 8 + j].q.val());
+        self.nb1.next = bits::<8>(0);
+        for n in self._nb..self._nb_end {
+            for j in 0..8 {
+                self.t.next = false;
+                self.t2.next = false;
+                for b in 0..self._nb {
+                    self.t.next = self.t.val()
+                        | (self.ptr[b].q.val()
+                            & (self.bits[b * 8 + j].q.val()
+                                | (self.c_new.q.val()
+                                    & self.c_hihot[b / 2].q.val()
+                                    & self.c_lohot[(b % 2) * 8 + j].q.val())));
+                    self.t2.next = self.t2.val()
+                        | (self.ptr[b].q.val()
+                            & (self.bits[((b + 1) % n) * 8 + j].q.val()
+                                | (self.c_new.q.val()
+                                    & self.c_hihot[((b + 1) % n) / 2].q.val()
+                                    & self.c_lohot[(((b + 1) % n) % 2) * 8 + j].q.val())));
+                }
+                self.hb.next = self.hb.val().replace_bit(j, self.t.val());
+                self.nb1.next = self.nb1.val().replace_bit(j, self.t2.val());
             }
-            self.hb.next = self.hb.val().replace_bit(j, self.t.val());
         }
-        self.m8.next = self.hb.val() | self.mask.q.val();
+        self.m8.next = self.cur.q.val() | self.mask.q.val();
         self.p8.next = bits::<8>(0);
         self.run.next = true;
         for j in 0..8 {
@@ -521,8 +556,10 @@ impl Logic for SackRxTracker {
         self.clr_q.d.next = self.p8.val() & !self.mask.q.val();
         if self.full.val() {
             self.mask.d.next = bits::<8>(0);
+            self.cur.d.next = self.nb1.val();
         } else {
             self.mask.d.next = self.p8.val();
+            self.cur.d.next = self.hb.val();
         }
         // `n` is a one-iteration loop whose variable is W/8, so index arithmetic can wrap.
         for n in self._nb..self._nb_end {
@@ -530,6 +567,8 @@ impl Logic for SackRxTracker {
                 self.ptr[b].clock.next = self.clock.val();
                 self.cptr[b].clock.next = self.clock.val();
                 self.cptr[b].d.next = self.ptr[b].q.val();
+                self.cptr2[b].clock.next = self.clock.val();
+                self.cptr2[b].d.next = self.cptr[b].q.val();
                 if self.full.val() {
                     self.ptr[b].d.next = self.ptr[(b + n - 1) % n].q.val();
                 } else {
@@ -545,8 +584,12 @@ impl Logic for SackRxTracker {
                 self.ncl.next = self.ncl.val() + 1;
             }
         }
-        self.cack_n.next = self.cack.q.val() + bit_cast::<24, 4>(self.ncl.val());
-        self.cack_p1_n.next = self.cack_p1.q.val() + bit_cast::<24, 4>(self.ncl.val());
+        // Counted one stage after the loop (ncl_q), applied with the clear one edge later.
+        self.ncl_q.d.next = self.ncl.val();
+        self.nclm1_q.d.next = bit_cast::<15, 4>(self.ncl.val()) - 1;
+        self.clr_q2.d.next = self.clr_q.q.val();
+        self.cack_n.next = self.cack.q.val() + bit_cast::<24, 4>(self.ncl_q.q.val());
+        self.cack_p1_n.next = self.cack_p1.q.val() + bit_cast::<24, 4>(self.ncl_q.q.val());
         self.cack.d.next = self.cack_n.val();
         self.cack_p1.d.next = self.cack_p1_n.val();
         self.hi_edge.d.next = self.cack_p1.q.val() + bit_cast::<24, 16>(self.lim_q.q.val());
@@ -558,9 +601,11 @@ impl Logic for SackRxTracker {
         } else {
             self.lim_q.d.next = self.wlim.val();
         }
-        self.ooo_n.next = self.ooo.q.val() - bit_cast::<15, 4>(self.ncl.val());
+        // ooo + new - ncl as one subtraction: ncl - 1 is registered beside ncl.
         if self.c_new.q.val() {
-            self.ooo_n.next = self.ooo_n.val() + 1;
+            self.ooo_n.next = self.ooo.q.val() - self.nclm1_q.q.val();
+        } else {
+            self.ooo_n.next = self.ooo.q.val() - bit_cast::<15, 4>(self.ncl_q.q.val());
         }
         self.ooo.d.next = self.ooo_n.val();
         if self.c_new.q.val() {
@@ -619,7 +664,7 @@ impl Logic for SackRxTracker {
         for kb in 0..self._nb {
             for j in 0..8 {
                 self.bits[kb * 8 + j].clock.next = self.clock.val();
-                self.t.next = self.clr_q.q.val().get_bit(j) & self.cptr[kb].q.val();
+                self.t.next = self.clr_q2.q.val().get_bit(j) & self.cptr2[kb].q.val();
                 self.t2.next = self.c_new.q.val()
                     & self.c_hihot[kb / 2].q.val()
                     & self.c_lohot[(kb % 2) * 8 + j].q.val();
@@ -761,6 +806,10 @@ impl Logic for SackRxTracker {
             self.c_ev.d.next = bits::<32>(0);
             self.mask.d.next = (bits::<8>(1) << self.bsh.val()) - 1;
             self.clr_q.d.next = bits::<8>(0);
+            self.clr_q2.d.next = bits::<8>(0);
+            self.cur.d.next = bits::<8>(0);
+            self.ncl_q.d.next = bits::<4>(0);
+            self.nclm1_q.d.next = bits::<15>(0x7FFF);
             self.cack.d.next = self.init_psn.val() - 1;
             self.cack_p1.d.next = self.init_psn.val();
             self.hi_edge.d.next = self.init_psn.val();
@@ -804,6 +853,7 @@ impl Logic for SackRxTracker {
             if self.rst.val() {
                 self.ptr[b].d.next = self.bbyte.val() == self.byt[b].val();
                 self.cptr[b].d.next = false;
+                self.cptr2[b].d.next = false;
             }
         }
         for j in 0..16 {

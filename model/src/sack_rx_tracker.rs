@@ -20,8 +20,8 @@
 //!
 //! The cumulative-advance loop runs beside the commit: `ptr` (the byte holding the loop head)
 //! and `mask` (bits of that byte already consumed) walk the circular bitmap up to one byte per
-//! clock; the consumed bits (`clr_q`, byte `cptr`) are cleared one edge later, in the same edge
-//! that adds their count to `cack`, so the bitmap always holds exactly the received PSNs in
+//! clock; the consumed bits (`clr_q`, byte `cptr`) are cleared two edges later (one stage
+//! counts them: `clr_q2`, `cptr2`, `ncl_q`), in the same edge that adds their count to `cack`, so the bitmap always holds exactly the received PSNs in
 //! `(cack, cack + W]`.
 
 use mrc_config::NicConfig;
@@ -31,7 +31,7 @@ use std::collections::BTreeSet;
 pub const RSP_LATENCY: usize = 5;
 /// With the loop caught up, a PSN whose predecessors all arrived is covered by `cack_psn` in
 /// the outputs of step `t + INORDER_CACK_LATENCY` (t = its arrival step).
-pub const INORDER_CACK_LATENCY: usize = 4;
+pub const INORDER_CACK_LATENCY: usize = 5;
 
 /// Bound on the cumulative advance: if every PSN up to q has arrived by step t (bits set at
 /// the edge of t+2) and q - cack_psn(t) = k <= W, then cack_psn >= q from the outputs of step
@@ -191,6 +191,10 @@ pub struct SackRxTracker {
     mask: u8,
     clr_q: u8,
     cptr: usize,
+    /// One stage later: the consumed bits to clear at the next edge, and their count.
+    clr_q2: u8,
+    cptr2: usize,
+    ncl_q: u32,
     cack: u32,
     cack_p1: u32,
     hi_edge: u32,
@@ -229,6 +233,9 @@ impl SackRxTracker {
             mask: 0,
             clr_q: 0,
             cptr: 0,
+            clr_q2: 0,
+            cptr2: 0,
+            ncl_q: 0,
             cack: 0,
             cack_p1: 0,
             hi_edge: 0,
@@ -301,7 +308,7 @@ impl SackRxTracker {
 
         // ---- R: commit the packet in C ---------------------------------------------------
         let c = self.c;
-        let n_clr = self.clr_q.count_ones();
+        let n_clr = self.ncl_q;
         let cack_n = psn_add(self.cack, n_clr);
         let ooo_n = self
             .ooo
@@ -401,13 +408,16 @@ impl SackRxTracker {
         // cleared is never the one being set: the consumed PSNs had their bits set when the
         // packet now in C was classified, so that packet was a duplicate (see the RTL doc).
         for j in 0..8 {
-            if self.clr_q >> j & 1 == 1 {
-                self.bits[self.cptr * 8 + j] = false;
+            if self.clr_q2 >> j & 1 == 1 {
+                self.bits[self.cptr2 * 8 + j] = false;
             }
         }
         if c.new {
             self.bits[c.slot] = true;
         }
+        self.clr_q2 = self.clr_q;
+        self.cptr2 = self.cptr;
+        self.ncl_q = self.clr_q.count_ones();
         self.clr_q = clr;
         self.cptr = self.ptr;
         if full {
@@ -464,6 +474,9 @@ impl SackRxTracker {
             self.mask = (1u8 << (head % 8)).wrapping_sub(1);
             self.clr_q = 0;
             self.cptr = 0;
+            self.clr_q2 = 0;
+            self.cptr2 = 0;
+            self.ncl_q = 0;
             self.cack = psn_sub(init, 1);
             self.cack_p1 = init;
             self.hi_edge = init;
