@@ -367,7 +367,8 @@ impl TrackerTraffic {
             self.knob_guard = 4;
         }
         self.knob_guard = self.knob_guard.saturating_sub(1);
-        if self.quiet_left == 0
+        if !mix.in_order
+            && self.quiet_left == 0
             && self.probe_left == 0
             && self.rng.chance(mix.edge_probes_per_million, 1_000_000)
         {
