@@ -775,7 +775,7 @@ mod tests {
             "everything acked cumulatively"
         );
         let t = r.pkt(n, |_| {});
-        assert_eq!(r.rsp(t).rcvd_bytes, (n + 1) * 1024 >> 8);
+        assert_eq!(r.rsp(t).rcvd_bytes, ((n + 1) * 1024) >> 8);
     }
 
     /// Random loss / reordering / duplication: the ideal reference (checked every step in
