@@ -183,6 +183,11 @@ pub struct SackRxTracker {
     r_inwin: DFF<Bit>,
     r_cack: DFF<Bits<24>>,
     r_cack1: DFF<Bits<24>>,
+    /// Both base candidates, psn - 63 and cack + 1, pre-decoded: byte one-hot and bit one-hot.
+    r_phot: Vec<DFF<Bit>>,
+    r_chot: Vec<DFF<Bit>>,
+    r_pshot: Vec<DFF<Bit>>,
+    r_cshot: Vec<DFF<Bit>>,
     r_ooo: DFF<Bits<15>>,
     r_bytes: DFF<Bits<24>>,
     // B
@@ -253,6 +258,8 @@ pub struct SackRxTracker {
     bslot: Signal<Local, Bits<24>>,
     bbyte: Signal<Local, Bits<7>>,
     bsh: Signal<Local, Bits<3>>,
+    lbyte: Signal<Local, Bits<7>>,
+    lsh: Signal<Local, Bits<3>>,
     lim_raw: Signal<Local, Bits<16>>,
     islot: Signal<Local, Bits<24>>,
     any: Signal<Local, Bit>,
@@ -368,6 +375,10 @@ impl SackRxTracker {
             r_inwin: Default::default(),
             r_cack: Default::default(),
             r_cack1: Default::default(),
+            r_phot: dffs(nb),
+            r_chot: dffs(nb),
+            r_pshot: dffs(8),
+            r_cshot: dffs(8),
             r_ooo: Default::default(),
             r_bytes: Default::default(),
             b_sack: Default::default(),
@@ -433,6 +444,8 @@ impl SackRxTracker {
             bslot: Default::default(),
             bbyte: Default::default(),
             bsh: Default::default(),
+            lbyte: Default::default(),
+            lsh: Default::default(),
             lim_raw: Default::default(),
             islot: Default::default(),
             any: Default::default(),
@@ -658,6 +671,26 @@ impl Logic for SackRxTracker {
         self.r_cack1.d.next = self.cack_p1_n.val();
         self.r_ooo.d.next = self.ooo_n.val();
         self.r_bytes.d.next = bit_cast::<24, 32>(self.bytes_n.val() >> 8);
+        // The base slot's byte and bit, decoded here for both candidates so stage B only
+        // selects (the select waits for a 24-bit compare).
+        self.bslot.next = (self.c_psn.q.val() - 63) & self.wmask.val();
+        self.bbyte.next = bit_cast::<7, 24>(self.bslot.val() >> 3);
+        self.bsh.next = bit_cast::<3, 24>(self.bslot.val());
+        self.islot.next = self.cack_p1_n.val() & self.wmask.val();
+        self.lbyte.next = bit_cast::<7, 24>(self.islot.val() >> 3);
+        self.lsh.next = bit_cast::<3, 24>(self.islot.val());
+        for b in 0..self._nb {
+            self.r_phot[b].clock.next = self.clock.val();
+            self.r_chot[b].clock.next = self.clock.val();
+            self.r_phot[b].d.next = self.bbyte.val() == self.byt[b].val();
+            self.r_chot[b].d.next = self.lbyte.val() == self.byt[b].val();
+        }
+        for s in 0..8 {
+            self.r_pshot[s].clock.next = self.clock.val();
+            self.r_cshot[s].clock.next = self.clock.val();
+            self.r_pshot[s].d.next = self.bsh.val() == self.sh3[s].val();
+            self.r_cshot[s].d.next = self.lsh.val() == self.sh3[s].val();
+        }
 
         // Bitmap: clear what the loop consumed last cycle, set the NEW packet's slot (never
         // the same slot in one edge: see the module doc).
@@ -682,21 +715,25 @@ impl Logic for SackRxTracker {
         self.use_psn.next = self.r_inwin.q.val() & (self.diff.val() < bits::<24>(0x80_0000));
         if self.use_psn.val() {
             self.b_off.d.next = bit_cast::<16, 24>(self.offd.val());
-            self.bslot.next = self.r_pm63.q.val() & self.wmask.val();
         } else {
             self.b_off.d.next = bits::<16>(1);
-            self.bslot.next = self.r_cack1.q.val() & self.wmask.val();
         }
-        self.bbyte.next = bit_cast::<7, 24>(self.bslot.val() >> 3);
-        self.bsh.next = bit_cast::<3, 24>(self.bslot.val());
         for b in 0..self._nb {
             self.b_bhot[b].clock.next = self.clock.val();
-            self.b_bhot[b].d.next = self.bbyte.val() == self.byt[b].val();
+            if self.use_psn.val() {
+                self.b_bhot[b].d.next = self.r_phot[b].q.val();
+            } else {
+                self.b_bhot[b].d.next = self.r_chot[b].q.val();
+            }
         }
         for s in 0..8 {
             self.b_shhot[s].clock.next = self.clock.val();
             self.e_shhot[s].clock.next = self.clock.val();
-            self.b_shhot[s].d.next = self.bsh.val() == self.sh3[s].val();
+            if self.use_psn.val() {
+                self.b_shhot[s].d.next = self.r_pshot[s].q.val();
+            } else {
+                self.b_shhot[s].d.next = self.r_cshot[s].q.val();
+            }
             self.e_shhot[s].d.next = self.b_shhot[s].q.val();
         }
         self.b_sack.d.next = self.r_sack.q.val();
