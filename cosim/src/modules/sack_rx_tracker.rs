@@ -351,7 +351,9 @@ impl TrackerTraffic {
                     0 => 1,
                     1 => 2,
                     2 => 3,
-                    3 => 0,
+                    // mpr = 0 (no window: every PSN out of window) only now and then
+                    3 if self.rng.chance(1, 8) => 0,
+                    3 => 128,
                     4 => 255,
                     _ => self.rng.below(256) as u8,
                 };
@@ -459,5 +461,64 @@ impl TrackerTraffic {
         }
         x.pkt_ecn = r.chance(mix.ecn_pct, 100);
         x.pkt_ackreq = r.chance(mix.ackreq_pct, 100);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The default traffic is useful: mostly accepted packets, every class present, SACKs and
+    /// NACKs of every kind, the cumulative ack moving (checked on the model alone).
+    #[test]
+    fn default_traffic_exercises_every_class() {
+        for w in [64u32, 256] {
+            let cfg = NicConfig {
+                sack_window_bits: w,
+                ..NicConfig::default()
+            };
+            let mut t = TrackerTraffic::new(&cfg, 11, TrafficMix::default());
+            let mut m = SackRxTracker::new(&cfg);
+            let (mut pkts, mut sacks, mut nacks, mut moves) = (0u64, 0u64, 0u64, 0u64);
+            let mut reasons = [0u64; 256];
+            let (mut acc, mut dup, mut oow, mut trim) = (0u64, 0u64, 0u64, 0u64);
+            let mut prev = TrackerOutputs::default();
+            for c in 0..300_000 {
+                let x = t.next_inputs(c);
+                pkts += u64::from(x.pkt_valid && !x.rst);
+                let y = m.step(&x);
+                sacks += u64::from(y.sack_valid);
+                nacks += u64::from(y.nack_valid);
+                reasons[y.nack_reason as usize] += u64::from(y.nack_valid);
+                moves += u64::from(y.cack_psn != prev.cack_psn);
+                if y.cnt_accepted < prev.cnt_accepted || x.rst {
+                    // a reset: bank the totals
+                    acc += u64::from(prev.cnt_accepted);
+                    dup += u64::from(prev.cnt_duplicate);
+                    oow += u64::from(prev.cnt_out_of_window);
+                    trim += u64::from(prev.cnt_trimmed);
+                    prev = TrackerOutputs::default();
+                    continue;
+                }
+                prev = y;
+            }
+            acc += u64::from(prev.cnt_accepted);
+            dup += u64::from(prev.cnt_duplicate);
+            oow += u64::from(prev.cnt_out_of_window);
+            trim += u64::from(prev.cnt_trimmed);
+            eprintln!(
+                "W {w}: {pkts} pkts, accepted {acc} dup {dup} oow {oow} trimmed {trim}; \
+                 {sacks} SACKs, {nacks} NACKs ({} trim, {} lasthop, {} oow); cack moved {moves}x",
+                reasons[1], reasons[2], reasons[11]
+            );
+            assert!(acc * 100 > pkts * 60, "most packets accepted");
+            assert!(dup * 100 > pkts * 3 && oow * 1000 > pkts && trim * 100 > pkts);
+            assert!(
+                oow * 100 < pkts * 5,
+                "the sender mostly stays in the window"
+            );
+            assert!(reasons[1] > 0 && reasons[2] > 0 && reasons[11] > 0);
+            assert!(sacks > 0 && moves * 100 > pkts * 20);
+        }
     }
 }
