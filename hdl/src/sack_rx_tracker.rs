@@ -135,6 +135,7 @@ pub struct SackRxTracker {
     i_same: DFF<Bit>,
     i_lohot: Vec<DFF<Bit>>,
     i_hihot: Vec<DFF<Bit>>,
+    i_bhot: Vec<DFF<Bit>>,
     // C
     c_new: DFF<Bit>,
     c_dup: DFF<Bit>,
@@ -149,6 +150,8 @@ pub struct SackRxTracker {
     c_ev: DFF<Bits<32>>,
     c_lohot: Vec<DFF<Bit>>,
     c_hihot: Vec<DFF<Bit>>,
+    c_bhot: Vec<DFF<Bit>>,
+    c_lo8: Vec<DFF<Bit>>,
     // bitmap, loop, cumulative state
     bits: Vec<DFF<Bit>>,
     ptr: Vec<DFF<Bit>>,
@@ -240,6 +243,9 @@ pub struct SackRxTracker {
     t2: Signal<Local, Bit>,
     hb: Signal<Local, Bits<8>>,
     nb1: Signal<Local, Bits<8>>,
+    sv: Signal<Local, Bits<8>>,
+    mt0: Signal<Local, Bit>,
+    mt1: Signal<Local, Bit>,
     m8: Signal<Local, Bits<8>>,
     p8: Signal<Local, Bits<8>>,
     run: Signal<Local, Bit>,
@@ -330,6 +336,7 @@ impl SackRxTracker {
             i_same: Default::default(),
             i_lohot: dffs(16),
             i_hihot: dffs(groups),
+            i_bhot: dffs(nb),
             c_new: Default::default(),
             c_dup: Default::default(),
             c_oow: Default::default(),
@@ -343,6 +350,8 @@ impl SackRxTracker {
             c_ev: Default::default(),
             c_lohot: dffs(16),
             c_hihot: dffs(groups),
+            c_bhot: dffs(nb),
+            c_lo8: dffs(8),
             bits: dffs(w),
             ptr: dffs(nb),
             cptr: dffs(nb),
@@ -426,6 +435,9 @@ impl SackRxTracker {
             t2: Default::default(),
             hb: Default::default(),
             nb1: Default::default(),
+            sv: Default::default(),
+            mt0: Default::default(),
+            mt1: Default::default(),
             m8: Default::default(),
             p8: Default::default(),
             run: Default::default(),
@@ -490,6 +502,16 @@ impl Logic for SackRxTracker {
             self.i_lohot[j].d.next = bit_cast::<4, 24>(self.islot.val()) == self.nib[j].val();
             self.c_lohot[j].d.next = self.i_lohot[j].q.val();
         }
+        for b in 0..self._nb {
+            self.i_bhot[b].clock.next = self.clock.val();
+            self.c_bhot[b].clock.next = self.clock.val();
+            self.i_bhot[b].d.next = bit_cast::<7, 24>(self.islot.val() >> 3) == self.byt[b].val();
+            self.c_bhot[b].d.next = self.i_bhot[b].q.val();
+        }
+        for j in 0..8 {
+            self.c_lo8[j].clock.next = self.clock.val();
+            self.c_lo8[j].d.next = self.i_lohot[j].q.val() | self.i_lohot[j + 8].q.val();
+        }
         for g in 0..self._groups {
             self.i_hihot[g].clock.next = self.clock.val();
             self.c_hihot[g].clock.next = self.clock.val();
@@ -536,27 +558,37 @@ impl Logic for SackRxTracker {
         // hb = byte ptr, nb1 = byte ptr + 1.
         self.hb.next = bits::<8>(0);
         self.nb1.next = bits::<8>(0);
+        self.mt0.next = false;
+        self.mt1.next = false;
         for n in self._nb..self._nb_end {
             for j in 0..8 {
                 self.t.next = false;
                 self.t2.next = false;
                 for b in 0..self._nb {
-                    self.t.next = self.t.val()
-                        | (self.ptr[b].q.val()
-                            & (self.bits[b * 8 + j].q.val()
-                                | (self.c_new.q.val()
-                                    & self.c_hihot[b / 2].q.val()
-                                    & self.c_lohot[(b % 2) * 8 + j].q.val())));
+                    self.t.next =
+                        self.t.val() | (self.ptr[b].q.val() & self.bits[b * 8 + j].q.val());
                     self.t2.next = self.t2.val()
-                        | (self.ptr[b].q.val()
-                            & (self.bits[((b + 1) % n) * 8 + j].q.val()
-                                | (self.c_new.q.val()
-                                    & self.c_hihot[((b + 1) % n) / 2].q.val()
-                                    & self.c_lohot[(((b + 1) % n) % 2) * 8 + j].q.val())));
+                        | (self.ptr[b].q.val() & self.bits[((b + 1) % n) * 8 + j].q.val());
                 }
                 self.hb.next = self.hb.val().replace_bit(j, self.t.val());
                 self.nb1.next = self.nb1.val().replace_bit(j, self.t2.val());
             }
+            // The NEW packet's bit, when it lands in byte ptr or ptr + 1 (byte one-hot c_bhot).
+            for b in 0..self._nb {
+                self.mt0.next = self.mt0.val() | (self.ptr[b].q.val() & self.c_bhot[b].q.val());
+                self.mt1.next =
+                    self.mt1.val() | (self.ptr[b].q.val() & self.c_bhot[(b + 1) % n].q.val());
+            }
+        }
+        self.sv.next = bits::<8>(0);
+        for j in 0..8 {
+            self.sv.next = self.sv.val().replace_bit(j, self.c_lo8[j].q.val());
+        }
+        if self.c_new.q.val() & self.mt0.val() {
+            self.hb.next = self.hb.val() | self.sv.val();
+        }
+        if self.c_new.q.val() & self.mt1.val() {
+            self.nb1.next = self.nb1.val() | self.sv.val();
         }
         self.m8.next = self.cur.q.val() | self.mask.q.val();
         self.p8.next = bits::<8>(0);
