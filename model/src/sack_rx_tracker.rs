@@ -841,6 +841,7 @@ mod tests {
                 let reached = (t..r.log.len())
                     .find(|&s| r.log[s].cack_psn == want)
                     .expect("cack reaches the top");
+                eprintln!("W {w} head {head}: worst-case lag {} steps", reached - t);
                 assert!(
                     reached - t <= cack_lag_bound(w),
                     "w {w} head {head}: {} steps",
