@@ -12,8 +12,8 @@
 //!  R: commit (edge of t+2): bits[slot] <= 1 for NEW, counters, bytes, coalescing via the
 //!    |   down-counter `remaining` (NEW & len >= remaining -> SACK); snapshot cack / ooo /
 //!    |   rcvd_bytes as they are after this edge
-//!  B: base = inwin & (psn - 63 >= cack + 1) ? psn - 63 : cack + 1; offset; base slot as a
-//!    |   byte one-hot and a bit shift (one-hot)
+//!  B: base = inwin & (psn - 63 >= cack + 1) ? psn - 63 : cack + 1; offset; the base slot's
+//!    |   byte one-hot and bit one-hot, selected between both candidates pre-decoded at R
 //!  E: 9 bytes of the circular bitmap from the base byte (each a W/8:1 one-hot AND-OR)
 //!    |
 //!  O: 72 -> 64 bit shift by base % 8; every response field registered (0 without response)
