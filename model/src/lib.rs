@@ -7,3 +7,4 @@ pub mod ev_spray_arbiter;
 pub mod go_back_n;
 pub mod loss_experiment;
 pub mod rng;
+pub mod sack_rx_tracker;

@@ -4,6 +4,7 @@
 //! [`harness`]; the runner, the VCD writer, the CLI and the benches are shared.
 
 pub mod ev_spray_arbiter;
+pub mod sack_rx_tracker;
 
 use crate::error::CosimError;
 use crate::stepper::Stepper;
@@ -79,6 +80,26 @@ pub fn harness(module: &str, cfg: &NicConfig, seed: u64) -> Result<Harness, Cosi
             let ports = ArbiterPorts::new(lib.port_map())?;
             let model = ArbiterModel::new(cfg, ports.clone());
             let mut traffic = ArbiterTraffic::new(cfg, seed, TrafficMix::default());
+            let stimulus = move |cycle: u64, w: &mut [u32]| {
+                let x = traffic.next_inputs(cycle);
+                ports.pack_inputs(&x, w);
+            };
+            Ok(Harness {
+                module: MODULE,
+                dut: Dut::new(&lib),
+                lib,
+                sources: (v, w),
+                model: Box::new(model),
+                stimulus: Box::new(stimulus),
+            })
+        }
+        sack_rx_tracker::MODULE => {
+            use sack_rx_tracker::*;
+            let (v, w) = emit_sources(MODULE, cfg)?;
+            let lib = build_from(MODULE, &v, &w)?;
+            let ports = TrackerPorts::new(lib.port_map())?;
+            let model = TrackerModel::new(cfg, ports.clone());
+            let mut traffic = TrackerTraffic::new(cfg, seed, TrafficMix::default());
             let stimulus = move |cycle: u64, w: &mut [u32]| {
                 let x = traffic.next_inputs(cycle);
                 ports.pack_inputs(&x, w);
