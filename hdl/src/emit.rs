@@ -4,7 +4,7 @@ use mrc_config::NicConfig;
 use rust_hdl::prelude::*;
 
 /// Every module the generator emits, in dependency order.
-pub const MODULES: &[&str] = &["ev_spray_arbiter"];
+pub const MODULES: &[&str] = &["ev_spray_arbiter", "sack_tx_scoreboard"];
 
 /// One emitted module: its name and Verilog text.
 pub struct Emitted {
@@ -17,6 +17,11 @@ pub fn emit_module(module: &str, cfg: &NicConfig) -> Option<Emitted> {
     let raw = match module {
         "ev_spray_arbiter" => {
             let mut uut = crate::ev_spray_arbiter::EvSprayArbiter::new(cfg);
+            uut.connect_all();
+            generate_verilog(&uut)
+        }
+        "sack_tx_scoreboard" => {
+            let mut uut = crate::sack_tx_scoreboard::SackTxScoreboard::new(cfg);
             uut.connect_all();
             generate_verilog(&uut)
         }
