@@ -346,7 +346,7 @@ impl TxPeer {
     }
 
     fn psn(&self, a: u64) -> u32 {
-        (u64::from(self.init) + a) as u32 & PSN_MASK
+        u64::from(self.init).wrapping_add(a) as u32 & PSN_MASK
     }
 
     fn abs(&self, psn: u32) -> u64 {
