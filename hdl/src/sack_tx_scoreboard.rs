@@ -316,12 +316,20 @@ impl SackTxScoreboard {
             wm: Constant::new(((w - 1) as u64).into()),
             wc: Constant::new((w as u64).into()),
             kc: (0..w as u64).map(|k| Constant::new(k.into())).collect(),
-            bbc: (0..nb + 8).map(|x| Constant::new((((x + 2 * nb - 8) % nb) as u64).into())).collect(),
+            bbc: (0..nb + 8)
+                .map(|x| Constant::new((((x + 2 * nb - 8) % nb) as u64).into()))
+                .collect(),
             c8: (0..9u64).map(|j| Constant::new((8 * j).into())).collect(),
             c6: (0..64u64).map(|j| Constant::new(j.into())).collect(),
             nibble: (0..16u64).map(|j| Constant::new(j.into())).collect(),
-            gbase: (0..groups as u64).map(|g| Constant::new((16 * g).into())).collect(),
-            ram: RAM::new((0..1024u64).map(|a| (Bits::<10>::from(a), Bits::<40>::from(0u64))).collect()),
+            gbase: (0..groups as u64)
+                .map(|g| Constant::new((16 * g).into()))
+                .collect(),
+            ram: RAM::new(
+                (0..1024u64)
+                    .map(|a| (Bits::<10>::from(a), Bits::<40>::from(0u64)))
+                    .collect(),
+            ),
             q_op: Default::default(),
             q_psn: Default::default(),
             q_ev: Default::default(),
@@ -486,7 +494,79 @@ impl SackTxScoreboard {
 impl Logic for SackTxScoreboard {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, q_op, q_psn, q_ev, q_cack, q_off, q_bm, q_msb, q_m, q_rb, q_reason, q_exp, q_lin, q_back, q_thr, r_una, r_nxt, una_d1, una_d2, now, head_tmo, err, r_err_psn, last_rb, mask, clr_q, s2_sack, s2_lo, s2_lc, s2_lh, s2_sh, s2_bm, s2_ev, s2_m, s2_ab, s2_nfb, s2_nk, s2_tick, s2_una, s2_slot, s3_sack, s3_fbs, s3_ev, s3_m, s3_ab, s3_nfb, s3_nk, s3_tick, s3_una, s3_slot, s3_conf, d_ev, d_dl, p2_valid, p2_slot, o_cs, o_ap, o_ab, o_fbv, o_fbi, o_fbk, o_rv, o_rpsn, c_new_sends, c_retransmits, c_timeouts, c_bad_send, c_stale_sack, c_bad_sack, c_bad_nack);
+        dff_setup!(
+            self,
+            clock,
+            q_op,
+            q_psn,
+            q_ev,
+            q_cack,
+            q_off,
+            q_bm,
+            q_msb,
+            q_m,
+            q_rb,
+            q_reason,
+            q_exp,
+            q_lin,
+            q_back,
+            q_thr,
+            r_una,
+            r_nxt,
+            una_d1,
+            una_d2,
+            now,
+            head_tmo,
+            err,
+            r_err_psn,
+            last_rb,
+            mask,
+            clr_q,
+            s2_sack,
+            s2_lo,
+            s2_lc,
+            s2_lh,
+            s2_sh,
+            s2_bm,
+            s2_ev,
+            s2_m,
+            s2_ab,
+            s2_nfb,
+            s2_nk,
+            s2_tick,
+            s2_una,
+            s2_slot,
+            s3_sack,
+            s3_fbs,
+            s3_ev,
+            s3_m,
+            s3_ab,
+            s3_nfb,
+            s3_nk,
+            s3_tick,
+            s3_una,
+            s3_slot,
+            s3_conf,
+            d_ev,
+            d_dl,
+            p2_valid,
+            p2_slot,
+            o_cs,
+            o_ap,
+            o_ab,
+            o_fbv,
+            o_fbi,
+            o_fbk,
+            o_rv,
+            o_rpsn,
+            c_new_sends,
+            c_retransmits,
+            c_timeouts,
+            c_bad_send,
+            c_stale_sack,
+            c_bad_sack,
+            c_bad_nack
+        );
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
 
@@ -535,7 +615,8 @@ impl Logic for SackTxScoreboard {
         self.rb.next =
             bit_cast::<18, 24>(self.ca.val()) + bit_cast::<18, 16>(self.q_off.q.val()) - 1;
         self.rbm.next = self.rb.val() + bit_cast::<18, 6>(self.q_msb.q.val());
-        self.bm_ok.next = !self.bmnz.val() | (bit_cast::<24, 18>(self.rbm.val()) < self.n_out.val());
+        self.bm_ok.next =
+            !self.bmnz.val() | (bit_cast::<24, 18>(self.rbm.val()) < self.n_out.val());
         self.sack_good.next = self.is_sack.val()
             & !self.err.q.val()
             & self.cum_ok.val()
@@ -574,8 +655,8 @@ impl Logic for SackTxScoreboard {
         }
         self.dl.next = self.now.q.val() + (bits::<32>(1) << self.e5.val());
         self.ram.write_address.next = self.slot.val();
-        self.ram.write_data.next = (bit_cast::<40, 8>(self.q_ev.q.val()) << 32)
-            | bit_cast::<40, 32>(self.dl.val());
+        self.ram.write_data.next =
+            (bit_cast::<40, 8>(self.q_ev.q.val()) << 32) | bit_cast::<40, 32>(self.dl.val());
         self.ram.write_enable.next = self.send_new.val() | self.send_rtx.val();
 
         // ---------------- S2 -> S3: registers of the op in S2 -----------------------------
@@ -680,10 +761,7 @@ impl Logic for SackTxScoreboard {
         for p in 0..self._nb {
             self.tb8.next = bits::<8>(0);
             for i in 0..8 {
-                self.tb8.next = self
-                    .tb8
-                    .val()
-                    .replace_bit(i, self.ack_f[p * 8 + i].q.val());
+                self.tb8.next = self.tb8.val().replace_bit(i, self.ack_f[p * 8 + i].q.val());
             }
             if self.ptr[p].q.val() {
                 self.abyte.next = self.abyte.val() | self.tb8.val();
@@ -886,11 +964,15 @@ impl Logic for SackTxScoreboard {
         self.c_timeouts.d.next =
             self.c_timeouts.q.val() + bit_cast::<32, 1>(self.fire.val().into());
         self.c_bad_send.d.next = self.c_bad_send.q.val()
-            + bit_cast::<32, 1>((self.is_send.val() & !self.send_new.val() & !self.send_rtx.val()).into());
+            + bit_cast::<32, 1>(
+                (self.is_send.val() & !self.send_new.val() & !self.send_rtx.val()).into(),
+            );
         self.c_stale_sack.d.next =
             self.c_stale_sack.q.val() + bit_cast::<32, 1>(self.stale.val().into());
         self.c_bad_sack.d.next = self.c_bad_sack.q.val()
-            + bit_cast::<32, 1>((self.is_sack.val() & !self.sack_good.val() & !self.stale.val()).into());
+            + bit_cast::<32, 1>(
+                (self.is_sack.val() & !self.sack_good.val() & !self.stale.val()).into(),
+            );
         self.c_bad_nack.d.next = self.c_bad_nack.q.val()
             + bit_cast::<32, 1>((self.is_nack.val() & !self.nack_ok.val()).into());
 

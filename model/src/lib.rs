@@ -4,5 +4,5 @@
 //! harness runs both in lockstep. Time, where a model needs it, is an argument.
 
 pub mod ev_spray_arbiter;
-pub mod sack_tx_scoreboard;
 pub mod rng;
+pub mod sack_tx_scoreboard;

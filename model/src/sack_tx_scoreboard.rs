@@ -627,3 +627,122 @@ impl SackTxScoreboard {
         };
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(w: u32) -> NicConfig {
+        NicConfig {
+            sack_window_bits: w,
+            ..NicConfig::default()
+        }
+    }
+
+    fn run(m: &mut SackTxScoreboard, x: TxInputs, n: usize) -> TxOutputs {
+        let mut y = m.step(&x);
+        let idle = TxInputs { op: OP_NOP, ..x };
+        for _ in 1..n {
+            y = m.step(&idle);
+        }
+        y
+    }
+
+    fn start(w: u32, init: u32) -> (SackTxScoreboard, TxInputs) {
+        let c = cfg(w);
+        let mut m = SackTxScoreboard::new(&c);
+        let base = TxInputs::idle(&c);
+        run(
+            &mut m,
+            TxInputs {
+                rst: true,
+                init_psn: init,
+                ..base
+            },
+            2,
+        );
+        (m, base)
+    }
+
+    #[test]
+    fn the_window_fills_and_a_cumulative_sack_drains_it_across_the_wrap() {
+        let init = PSN_MASK - 10;
+        let (mut m, base) = start(64, init);
+        let mut sent = 0u32;
+        for _ in 0..200 {
+            let y = m.step(&TxInputs {
+                op: OP_SEND,
+                psn: (init + sent) & PSN_MASK,
+                ..base
+            });
+            // the SEND of the previous step was judged at this edge
+            sent = y.cnt_new_sends;
+        }
+        assert_eq!(sent, 64, "the window holds W PSNs");
+        let y = run(
+            &mut m,
+            TxInputs {
+                op: OP_SACK,
+                cack: (init + 63) & PSN_MASK,
+                offset: 1,
+                ..base
+            },
+            20,
+        );
+        assert_eq!(y.una, (init + 64) & PSN_MASK);
+        assert!(y.can_send);
+    }
+
+    #[test]
+    fn una_advances_at_most_eight_per_clock() {
+        let (mut m, base) = start(256, 0);
+        for p in 0..100 {
+            m.step(&TxInputs {
+                op: OP_SEND,
+                psn: p,
+                ..base
+            });
+        }
+        m.step(&TxInputs {
+            op: OP_SACK,
+            cack: 99,
+            offset: 1,
+            ..base
+        });
+        let mut prev = 0;
+        for _ in 0..30 {
+            let y = m.step(&base);
+            assert!(y.una - prev <= 8 && u32::from(y.acked_pkts) == y.una - prev);
+            prev = y.una;
+        }
+        assert_eq!(prev, 100);
+    }
+
+    #[test]
+    fn acked_bytes_is_the_rcvd_bytes_delta_in_256_byte_units() {
+        let (mut m, base) = start(64, 0);
+        m.step(&TxInputs {
+            op: OP_SEND,
+            psn: 0,
+            ..base
+        });
+        m.step(&base);
+        let sack = TxInputs {
+            op: OP_SACK,
+            cack: 0,
+            offset: 1,
+            rcvd_bytes: 5,
+            ..base
+        };
+        m.step(&sack);
+        let y = run(&mut m, base, 3);
+        assert_eq!(y.acked_bytes, 5 << 8);
+        assert!(y.fb_valid && y.fb_kind == FeedbackKind::AckGood as u8);
+        m.step(&TxInputs {
+            rcvd_bytes: 2,
+            ..sack
+        });
+        let y = run(&mut m, base, 3);
+        assert_eq!(y.acked_bytes, ((2u32.wrapping_sub(5)) & PSN_MASK) << 8);
+    }
+}

@@ -210,9 +210,14 @@ fn retransmits_oldest_first() {
         let y = b.step(b.base);
         assert!(y.fb_valid && y.fb_kind == FeedbackKind::NackTrimmed as u8 && y.fb_idx == 47);
         let y = b.step(b.base);
-        assert!(!y.fb_valid, "PSN_OOR_WINDOW retransmits without path feedback");
+        assert!(
+            !y.fb_valid,
+            "PSN_OOR_WINDOW retransmits without path feedback"
+        );
         let y = b.step(b.base);
-        assert!(y.fb_valid && y.fb_kind == FeedbackKind::NackTrimmedLastHop as u8 && y.fb_idx == 45);
+        assert!(
+            y.fb_valid && y.fb_kind == FeedbackKind::NackTrimmedLastHop as u8 && y.fb_idx == 45
+        );
         // PSN 5 gets SACKed before its retransmission: it must not be offered
         b.sack(p(1), 4, 1); // base = p(5)
         let mut order = Vec::new();

@@ -64,12 +64,18 @@ fn check(seq: &[TxInputs], out: &[TxOutputs]) -> Result<(), String> {
                 if b.cnt_retransmits != a.cnt_retransmits {
                     let dead = max_cack.is_some_and(|c| !after(x.psn, c)) || acked.contains(&x.psn);
                     if dead {
-                        return Err(format!("step {t}: retransmission of acked PSN {:#x}", x.psn));
+                        return Err(format!(
+                            "step {t}: retransmission of acked PSN {:#x}",
+                            x.psn
+                        ));
                     }
                 }
                 ev_of.entry(x.psn).or_default().push((t, x.ev_idx));
             }
-            if x.op == OP_SACK && b.cnt_stale_sack == a.cnt_stale_sack && b.cnt_bad_sack == a.cnt_bad_sack {
+            if x.op == OP_SACK
+                && b.cnt_stale_sack == a.cnt_stale_sack
+                && b.cnt_bad_sack == a.cnt_bad_sack
+            {
                 let base = x.cack.wrapping_add(x.offset as i16 as i32 as u32) & M24;
                 let bits = (0..64)
                     .filter(|j| x.bitmap >> j & 1 == 1)
@@ -89,8 +95,12 @@ fn check(seq: &[TxInputs], out: &[TxOutputs]) -> Result<(), String> {
         }
         let y = &out[t];
         let is_acked = |p: u32| max_cack.is_some_and(|c| !after(p, c)) || acked.contains(&p);
-        if y.rtx_valid && is_acked(y.rtx_psn) && !seq[t.saturating_sub(8)..=t].iter().any(|s| s.rst) {
-            return Err(format!("step {t}: rtx_psn {:#x} was already acked", y.rtx_psn));
+        if y.rtx_valid && is_acked(y.rtx_psn) && !seq[t.saturating_sub(8)..=t].iter().any(|s| s.rst)
+        {
+            return Err(format!(
+                "step {t}: rtx_psn {:#x} was already acked",
+                y.rtx_psn
+            ));
         }
         // una only advances over acked PSNs (acks visible one step before)
         if t > 0 && !seq[t.saturating_sub(8)..=t].iter().any(|s| s.rst) {
@@ -108,7 +118,12 @@ fn check(seq: &[TxInputs], out: &[TxOutputs]) -> Result<(), String> {
             let psn = match op.op {
                 OP_NACK => op.psn,
                 OP_TICK => out[t - FB_LATENCY].una,
-                _ => return Err(format!("step {t}: feedback kind {} from op {}", y.fb_kind, op.op)),
+                _ => {
+                    return Err(format!(
+                        "step {t}: feedback kind {} from op {}",
+                        y.fb_kind, op.op
+                    ))
+                }
             };
             // the EV RAM read happened at S1 of the op (step t - 2): sends from before
             // step t - 3 are in it
@@ -127,31 +142,60 @@ fn check(seq: &[TxInputs], out: &[TxOutputs]) -> Result<(), String> {
     Ok(())
 }
 
-fn run_case(cfg: &NicConfig, seed: u64, mix: TxMix, timers: (u8, u8, u8, u16)) -> Result<Vec<TxOutputs>, TestCaseError> {
+fn run_case(
+    cfg: &NicConfig,
+    seed: u64,
+    mix: TxMix,
+    timers: (u8, u8, u8, u16),
+) -> Result<Vec<TxOutputs>, TestCaseError> {
     let mut rig = TxRig::new(cfg);
     let mut peer = TxPeer::new(cfg, seed, mix).with_timers(timers.0, timers.1, timers.2, timers.3);
     let seq: Vec<_> = (0..CYCLES as u64).map(|c| peer.next_inputs(c)).collect();
     let (report, out) = rig.run_report(&seq);
     if let Some(d) = report.divergence {
-        return Err(TestCaseError::fail(format!("RTL diverged from the model:\n{d}")));
+        return Err(TestCaseError::fail(format!(
+            "RTL diverged from the model:\n{d}"
+        )));
     }
     check(&seq, &out).map_err(TestCaseError::fail)?;
     Ok(out)
 }
 
 fn mix() -> impl Strategy<Value = TxMix> {
-    (20u64..=100, 0u64..=30, 0u64..=15, 0u64..=10, 0u64..=10, 5u64..=100, 1u64..=120, 0u64..=10, 0u64..=2000)
-        .prop_map(|(send_pct, tick_pct, loss_pct, trim_pct, dup_pct, sack_pct, max_delay, malformed_pct, resets_per_million)| TxMix {
-            send_pct,
-            tick_pct,
-            loss_pct,
-            trim_pct,
-            dup_pct,
-            sack_pct,
-            max_delay,
-            malformed_pct,
-            resets_per_million,
-        })
+    (
+        20u64..=100,
+        0u64..=30,
+        0u64..=15,
+        0u64..=10,
+        0u64..=10,
+        5u64..=100,
+        1u64..=120,
+        0u64..=10,
+        0u64..=2000,
+    )
+        .prop_map(
+            |(
+                send_pct,
+                tick_pct,
+                loss_pct,
+                trim_pct,
+                dup_pct,
+                sack_pct,
+                max_delay,
+                malformed_pct,
+                resets_per_million,
+            )| TxMix {
+                send_pct,
+                tick_pct,
+                loss_pct,
+                trim_pct,
+                dup_pct,
+                sack_pct,
+                max_delay,
+                malformed_pct,
+                resets_per_million,
+            },
+        )
 }
 
 fn sack64() -> NicConfig {
