@@ -4,7 +4,7 @@ use mrc_config::NicConfig;
 use rust_hdl::prelude::*;
 
 /// Every module the generator emits, in dependency order.
-pub const MODULES: &[&str] = &["ev_spray_arbiter", "sack_rx_tracker"];
+pub const MODULES: &[&str] = &["ev_spray_arbiter", "sack_rx_tracker", "sack_tx_scoreboard"];
 
 /// One emitted module: its name and Verilog text.
 pub struct Emitted {
@@ -22,6 +22,11 @@ pub fn emit_module(module: &str, cfg: &NicConfig) -> Option<Emitted> {
         }
         "sack_rx_tracker" => {
             let mut uut = crate::sack_rx_tracker::SackRxTracker::new(cfg);
+            uut.connect_all();
+            generate_verilog(&uut)
+        }
+        "sack_tx_scoreboard" => {
+            let mut uut = crate::sack_tx_scoreboard::SackTxScoreboard::new(cfg);
             uut.connect_all();
             generate_verilog(&uut)
         }

@@ -7,5 +7,6 @@ pub mod emit;
 pub mod ev_spray_arbiter;
 pub mod generate;
 pub mod sack_rx_tracker;
+pub mod sack_tx_scoreboard;
 
 pub use emit::{emit_module, Emitted, MODULES};

@@ -8,3 +8,4 @@ pub mod go_back_n;
 pub mod loss_experiment;
 pub mod rng;
 pub mod sack_rx_tracker;
+pub mod sack_tx_scoreboard;

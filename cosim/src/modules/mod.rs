@@ -5,6 +5,7 @@
 
 pub mod ev_spray_arbiter;
 pub mod sack_rx_tracker;
+pub mod sack_tx_scoreboard;
 
 use crate::error::CosimError;
 use crate::stepper::Stepper;
@@ -102,6 +103,26 @@ pub fn harness(module: &str, cfg: &NicConfig, seed: u64) -> Result<Harness, Cosi
             let mut traffic = TrackerTraffic::new(cfg, seed, TrafficMix::default());
             let stimulus = move |cycle: u64, w: &mut [u32]| {
                 let x = traffic.next_inputs(cycle);
+                ports.pack_inputs(&x, w);
+            };
+            Ok(Harness {
+                module: MODULE,
+                dut: Dut::new(&lib),
+                lib,
+                sources: (v, w),
+                model: Box::new(model),
+                stimulus: Box::new(stimulus),
+            })
+        }
+        sack_tx_scoreboard::MODULE => {
+            use sack_tx_scoreboard::*;
+            let (v, w) = emit_sources(MODULE, cfg)?;
+            let lib = build_from(MODULE, &v, &w)?;
+            let ports = TxPorts::new(lib.port_map())?;
+            let model = TxModel::new(cfg, ports.clone());
+            let mut peer = TxPeer::new(cfg, seed, TxMix::default());
+            let stimulus = move |cycle: u64, w: &mut [u32]| {
+                let x = peer.next_inputs(cycle);
                 ports.pack_inputs(&x, w);
             };
             Ok(Harness {

@@ -1,0 +1,1094 @@
+//! `sack_tx_scoreboard`: the sender's retransmission scoreboard for one QP (MRC notes 1, 3).
+//!
+//! ```text
+//!  op + fields --S0 regs (q_*, one-hot q_hot of psn % W, msb(bitmap))
+//!                  |
+//!  S1  checks against committed una/nxt + slot flags (AND-OR over q_hot)
+//!      SEND  new (psn == nxt, window vs una_d2) | retransmit (marked) | refused
+//!            -> flags at this edge, EV RAM write {ev, now + 2^e}
+//!      NACK  valid -> mark need_rtx at this edge; EV RAM read at the slot
+//!      TICK  now++; EV RAM read at the head (una % W)
+//!      SACK  cack/offset/bitmap checks (stale / bad / good), lengths, base slot
+//!                  |  (s2_*; RAM data)
+//!  S2  SACK masks: cum = (k - lo) % W < cack - una + 1, hole = ... < hr - thr,
+//!      bitmap << base % 8 placed as 9 bytes at abyte base / 8 (one-hot, 9:1 per abyte)
+//!                  |  (s3_ackm, s3_holem; RAM data registered d_ev/d_dl)
+//!  S3  apply: acked |= mask & outstanding; holes -> need_rtx once
+//!      head check: same una, head outstanding/unacked/unmarked, now - deadline >= 0
+//!      feedback (SACK M / NACK trim / TIMEOUT) -> fb_* registered   (3 cycles after op)
+//!
+//!  una loop: ptr (one-hot abyte) + mask -> clr_q, cptr_q -> next edge: clear, una += popcount
+//!  rtx pick: cand = need_rtx & out & ~acked; P1 per-16 first (at/after una, any) ->
+//!            P2 first group -> P3 re-validate against current flops, slot -> PSN
+//! ```
+//!
+//! One op per clock, every output registered. Per slot (`psn % W`) there are four flops:
+//! outstanding, acked, need-retransmit and hole-marked; the EV index and deadline live in a
+//! RAM (40 bits: ev << 32 | deadline), written at S1 by a SEND and read at S1 by a NACK or
+//! TICK. Reads and writes are both in S1 and there is one op per clock, so a read never
+//! meets a same-cycle write; a write at cycle t is visible to a read at t+1 (rust-hdl's RAM
+//! reads synchronously, old data on a same-address write).
+//!
+//! Timers: `now` counts TICKs (1.024 us). A SEND stores `now + 2^e`, `e = rto_exp` for a
+//! non-head PSN and `rto_exp + max(head_tmo - rto_linear_retries, 0)` for the head, capped at
+//! 30 so the 32-bit serial compare is exact. A head timeout marks the head, counts and emits
+//! TIMEOUT with the stored EV; once `head_tmo` has reached linear + backoff retries the next
+//! timeout sets the sticky `qp_error` (`err_psn` = una) instead; then every op is refused and
+//! counted, no retransmit is offered. A TICK's check is dropped (the next TICK retries it) if
+//! una moved or the head was (re)sent while the check was in flight.
+//!
+//! **Stale una (why SEND checks the window against `una_d2`).** A SACK's masks are computed
+//! from the una of its S1 cycle t and applied at the S3 edge (end of t+2). Every mask bit
+//! names a PSN q in [una_t, nxt_t) (cumulative part <= cack < nxt, bitmap checked < nxt, holes
+//! below the highest SACKed PSN). The slot of q can only hold another PSN at apply time if
+//! q + W was sent in S1 at cycle u <= t+1 (a send at t+2 commits at the apply edge, and the
+//! apply reads the outstanding flop before it). A send of q + W needs
+//! `q + W - una_d2(u) < W`, i.e. `una(u - 2) > q >= una_t`, so u - 2 > t: impossible for
+//! u <= t+1. Hence a stale mask bit can only land on its own PSN or on a free slot, and
+//! `acked |= mask & outstanding` never acks a PSN that was not SACKed. `can_send` uses the same
+//! delayed una (it is at most 16 PSNs conservative, for two cycles).
+//!
+//! **una advance.** A short loop over the acked flops, 8 slots per clock: `ptr` (one-hot over
+//! W/8 bytes) and `mask` (bits of that abyte already consumed); `p = prefix_and(abyte | mask)`,
+//! `clr = p & ~mask`; a full abyte rotates `ptr`. `clr` and the abyte are registered, and at the
+//! next edge those slots are cleared and `una += popcount(clr)` together, so una and the slot
+//! flags always agree. Acked is only set on outstanding slots, so the loop never passes nxt.
+//!
+//! Latencies (step indices, op at step t): flags / counters of SEND, NACK, refused ops at
+//! t+1 (`nxt`, counters in the outputs of step t+1); SACK acked flags at t+3, una from t+4
+//! (up to 8 PSNs per clock); feedback and `acked_bytes` at t+3; `rtx_psn` about 3 cycles after
+//! the mark. The golden model is `mrc_model::sack_tx_scoreboard`.
+
+use mrc_config::NicConfig;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct SackTxScoreboard {
+    pub clock: Signal<In, Clock>,
+    pub rst: Signal<In, Bit>,
+    pub init_psn: Signal<In, Bits<24>>,
+    pub op: Signal<In, Bits<3>>,
+    pub psn: Signal<In, Bits<24>>,
+    pub ev_idx: Signal<In, Bits<8>>,
+    pub cack: Signal<In, Bits<24>>,
+    pub offset: Signal<In, Bits<16>>,
+    pub bitmap: Signal<In, Bits<64>>,
+    pub m: Signal<In, Bits<2>>,
+    pub rcvd_bytes: Signal<In, Bits<24>>,
+    pub reason: Signal<In, Bits<8>>,
+    pub rto_exp: Signal<In, Bits<5>>,
+    pub rto_linear_retries: Signal<In, Bits<3>>,
+    pub rto_backoff_retries: Signal<In, Bits<5>>,
+    pub rtx_ooo_threshold: Signal<In, Bits<10>>,
+    pub una: Signal<Out, Bits<24>>,
+    pub nxt: Signal<Out, Bits<24>>,
+    pub can_send: Signal<Out, Bit>,
+    pub acked_pkts: Signal<Out, Bits<4>>,
+    pub acked_bytes: Signal<Out, Bits<32>>,
+    pub fb_valid: Signal<Out, Bit>,
+    pub fb_idx: Signal<Out, Bits<8>>,
+    pub fb_kind: Signal<Out, Bits<3>>,
+    pub rtx_valid: Signal<Out, Bit>,
+    pub rtx_psn: Signal<Out, Bits<24>>,
+    pub qp_error: Signal<Out, Bit>,
+    pub err_psn: Signal<Out, Bits<24>>,
+    pub cnt_new_sends: Signal<Out, Bits<32>>,
+    pub cnt_retransmits: Signal<Out, Bits<32>>,
+    pub cnt_timeouts: Signal<Out, Bits<32>>,
+    pub cnt_bad_send: Signal<Out, Bits<32>>,
+    pub cnt_stale_sack: Signal<Out, Bits<32>>,
+    pub cnt_bad_sack: Signal<Out, Bits<32>>,
+    pub cnt_bad_nack: Signal<Out, Bits<32>>,
+    wm: Constant<Bits<10>>,
+    wc: Constant<Bits<24>>,
+    kc: Vec<Constant<Bits<10>>>,
+    bbc: Vec<Constant<Bits<10>>>,
+    c8: Vec<Constant<Bits<7>>>,
+    c6: Vec<Constant<Bits<6>>>,
+    nibble: Vec<Constant<Bits<4>>>,
+    gbase: Vec<Constant<Bits<10>>>,
+    ram: RAM<Bits<40>, 10>,
+    q_op: DFF<Bits<3>>,
+    q_psn: DFF<Bits<24>>,
+    q_ev: DFF<Bits<8>>,
+    q_cack: DFF<Bits<24>>,
+    q_off: DFF<Bits<16>>,
+    q_bm: DFF<Bits<64>>,
+    q_msb: DFF<Bits<6>>,
+    q_m: DFF<Bits<2>>,
+    q_rb: DFF<Bits<24>>,
+    q_reason: DFF<Bits<8>>,
+    q_exp: DFF<Bits<5>>,
+    q_lin: DFF<Bits<3>>,
+    q_back: DFF<Bits<5>>,
+    q_thr: DFF<Bits<10>>,
+    r_una: DFF<Bits<24>>,
+    r_nxt: DFF<Bits<24>>,
+    una_d1: DFF<Bits<24>>,
+    una_d2: DFF<Bits<24>>,
+    now: DFF<Bits<32>>,
+    head_tmo: DFF<Bits<6>>,
+    err: DFF<Bit>,
+    r_err_psn: DFF<Bits<24>>,
+    last_rb: DFF<Bits<24>>,
+    mask: DFF<Bits<8>>,
+    clr_q: DFF<Bits<8>>,
+    s2_sack: DFF<Bit>,
+    s2_lo: DFF<Bits<10>>,
+    s2_lc: DFF<Bits<11>>,
+    s2_lh: DFF<Bits<11>>,
+    s2_sh: DFF<Bits<3>>,
+    s2_bm: DFF<Bits<64>>,
+    s2_ev: DFF<Bits<8>>,
+    s2_m: DFF<Bits<2>>,
+    s2_ab: DFF<Bits<24>>,
+    s2_nfb: DFF<Bit>,
+    s2_nk: DFF<Bits<3>>,
+    s2_tick: DFF<Bit>,
+    s2_una: DFF<Bits<24>>,
+    s2_slot: DFF<Bits<10>>,
+    s3_sack: DFF<Bit>,
+    s3_fbs: DFF<Bit>,
+    s3_ev: DFF<Bits<8>>,
+    s3_m: DFF<Bits<2>>,
+    s3_ab: DFF<Bits<24>>,
+    s3_nfb: DFF<Bit>,
+    s3_nk: DFF<Bits<3>>,
+    s3_tick: DFF<Bit>,
+    s3_una: DFF<Bits<24>>,
+    s3_slot: DFF<Bits<10>>,
+    s3_conf: DFF<Bit>,
+    d_ev: DFF<Bits<8>>,
+    d_dl: DFF<Bits<32>>,
+    p2_valid: DFF<Bit>,
+    p2_slot: DFF<Bits<10>>,
+    o_cs: DFF<Bit>,
+    o_ap: DFF<Bits<4>>,
+    o_ab: DFF<Bits<32>>,
+    o_fbv: DFF<Bit>,
+    o_fbi: DFF<Bits<8>>,
+    o_fbk: DFF<Bits<3>>,
+    o_rv: DFF<Bit>,
+    o_rpsn: DFF<Bits<24>>,
+    c_new_sends: DFF<Bits<32>>,
+    c_retransmits: DFF<Bits<32>>,
+    c_timeouts: DFF<Bits<32>>,
+    c_bad_send: DFF<Bits<32>>,
+    c_stale_sack: DFF<Bits<32>>,
+    c_bad_sack: DFF<Bits<32>>,
+    c_bad_nack: DFF<Bits<32>>,
+    q_hot: Vec<DFF<Bit>>,
+    out_f: Vec<DFF<Bit>>,
+    ack_f: Vec<DFF<Bit>>,
+    rtx_f: Vec<DFF<Bit>>,
+    hole_f: Vec<DFF<Bit>>,
+    ptr: Vec<DFF<Bit>>,
+    cptr_q: Vec<DFF<Bit>>,
+    s2_bext: Vec<DFF<Bit>>,
+    s3_ackm: Vec<DFF<Bit>>,
+    s3_holem: Vec<DFF<Bit>>,
+    ge_q: Vec<DFF<Bit>>,
+    gh_any: Vec<DFF<Bit>>,
+    gh_first: Vec<DFF<Bits<4>>>,
+    ga_any: Vec<DFF<Bit>>,
+    ga_first: Vec<DFF<Bits<4>>>,
+    n_out: Signal<Local, Bits<24>>,
+    relp: Signal<Local, Bits<24>>,
+    slot: Signal<Local, Bits<10>>,
+    una_slot: Signal<Local, Bits<10>>,
+    fo: Signal<Local, Bit>,
+    fa: Signal<Local, Bit>,
+    fr: Signal<Local, Bit>,
+    in_win: Signal<Local, Bit>,
+    win_ok: Signal<Local, Bit>,
+    is_send: Signal<Local, Bit>,
+    is_sack: Signal<Local, Bit>,
+    is_nack: Signal<Local, Bit>,
+    is_tick: Signal<Local, Bit>,
+    send_new: Signal<Local, Bit>,
+    send_rtx: Signal<Local, Bit>,
+    nack_ok: Signal<Local, Bit>,
+    sack_good: Signal<Local, Bit>,
+    stale: Signal<Local, Bit>,
+    ca: Signal<Local, Bits<24>>,
+    cum_ok: Signal<Local, Bit>,
+    off_pos: Signal<Local, Bit>,
+    bmnz: Signal<Local, Bit>,
+    rb: Signal<Local, Bits<18>>,
+    bm_ok: Signal<Local, Bit>,
+    hr1: Signal<Local, Bits<18>>,
+    thr1: Signal<Local, Bits<18>>,
+    lh: Signal<Local, Bits<11>>,
+    bs: Signal<Local, Bits<10>>,
+    extra: Signal<Local, Bits<6>>,
+    e7: Signal<Local, Bits<7>>,
+    e5: Signal<Local, Bits<5>>,
+    dl: Signal<Local, Bits<32>>,
+    sh72: Signal<Local, Bits<72>>,
+    t8: Signal<Local, Bits<8>>,
+    relk: Signal<Local, Bits<10>>,
+    hf: Signal<Local, Bit>,
+    fire: Signal<Local, Bit>,
+    limit: Signal<Local, Bit>,
+    no: Signal<Local, Bit>,
+    na: Signal<Local, Bit>,
+    nr: Signal<Local, Bit>,
+    nh: Signal<Local, Bit>,
+    pc: Signal<Local, Bits<4>>,
+    abyte: Signal<Local, Bits<8>>,
+    tb8: Signal<Local, Bits<8>>,
+    mm: Signal<Local, Bits<8>>,
+    pp: Signal<Local, Bits<8>>,
+    run: Signal<Local, Bit>,
+    full: Signal<Local, Bit>,
+    cand: Signal<Local, Bit>,
+    t_any: Signal<Local, Bit>,
+    t_first: Signal<Local, Bits<4>>,
+    t_any2: Signal<Local, Bit>,
+    t_first2: Signal<Local, Bits<4>>,
+    fh: Signal<Local, Bit>,
+    fa2: Signal<Local, Bit>,
+    sel_h: Signal<Local, Bits<10>>,
+    sel_a: Signal<Local, Bits<10>>,
+    cv: Signal<Local, Bit>,
+    t6: Signal<Local, Bits<6>>,
+    psl: Signal<Local, Bits<10>>,
+    dnu: Signal<Local, Bits<24>>,
+    b1: Signal<Local, Bit>,
+    f4: Signal<Local, Bits<4>>,
+    f4b: Signal<Local, Bits<4>>,
+    rbm: Signal<Local, Bits<18>>,
+    age: Signal<Local, Bits<32>>,
+    t72: Signal<Local, Bits<72>>,
+    _w: usize,
+    _nb: usize,
+    _nb_last: usize,
+    _nb9: usize,
+    _groups: usize,
+}
+
+fn dffs<T: Synth>(n: usize) -> Vec<DFF<T>> {
+    (0..n).map(|_| DFF::default()).collect()
+}
+
+impl SackTxScoreboard {
+    /// Elaborate for a validated config (W = `sack_window_bits`).
+    pub fn new(cfg: &NicConfig) -> Self {
+        let w = cfg.sack_window_bits as usize;
+        let nb = w / 8;
+        let groups = w / 16;
+        Self {
+            clock: Default::default(),
+            rst: Default::default(),
+            init_psn: Default::default(),
+            op: Default::default(),
+            psn: Default::default(),
+            ev_idx: Default::default(),
+            cack: Default::default(),
+            offset: Default::default(),
+            bitmap: Default::default(),
+            m: Default::default(),
+            rcvd_bytes: Default::default(),
+            reason: Default::default(),
+            rto_exp: Default::default(),
+            rto_linear_retries: Default::default(),
+            rto_backoff_retries: Default::default(),
+            rtx_ooo_threshold: Default::default(),
+            una: Default::default(),
+            nxt: Default::default(),
+            can_send: Default::default(),
+            acked_pkts: Default::default(),
+            acked_bytes: Default::default(),
+            fb_valid: Default::default(),
+            fb_idx: Default::default(),
+            fb_kind: Default::default(),
+            rtx_valid: Default::default(),
+            rtx_psn: Default::default(),
+            qp_error: Default::default(),
+            err_psn: Default::default(),
+            cnt_new_sends: Default::default(),
+            cnt_retransmits: Default::default(),
+            cnt_timeouts: Default::default(),
+            cnt_bad_send: Default::default(),
+            cnt_stale_sack: Default::default(),
+            cnt_bad_sack: Default::default(),
+            cnt_bad_nack: Default::default(),
+            wm: Constant::new(((w - 1) as u64).into()),
+            wc: Constant::new((w as u64).into()),
+            kc: (0..w as u64).map(|k| Constant::new(k.into())).collect(),
+            bbc: (0..nb + 8)
+                .map(|x| Constant::new((((x + 2 * nb - 8) % nb) as u64).into()))
+                .collect(),
+            c8: (0..9u64).map(|j| Constant::new((8 * j).into())).collect(),
+            c6: (0..64u64).map(|j| Constant::new(j.into())).collect(),
+            nibble: (0..16u64).map(|j| Constant::new(j.into())).collect(),
+            gbase: (0..groups as u64)
+                .map(|g| Constant::new((16 * g).into()))
+                .collect(),
+            ram: RAM::new(
+                (0..1024u64)
+                    .map(|a| (Bits::<10>::from(a), Bits::<40>::from(0u64)))
+                    .collect(),
+            ),
+            q_op: Default::default(),
+            q_psn: Default::default(),
+            q_ev: Default::default(),
+            q_cack: Default::default(),
+            q_off: Default::default(),
+            q_bm: Default::default(),
+            q_msb: Default::default(),
+            q_m: Default::default(),
+            q_rb: Default::default(),
+            q_reason: Default::default(),
+            q_exp: Default::default(),
+            q_lin: Default::default(),
+            q_back: Default::default(),
+            q_thr: Default::default(),
+            r_una: Default::default(),
+            r_nxt: Default::default(),
+            una_d1: Default::default(),
+            una_d2: Default::default(),
+            now: Default::default(),
+            head_tmo: Default::default(),
+            err: Default::default(),
+            r_err_psn: Default::default(),
+            last_rb: Default::default(),
+            mask: Default::default(),
+            clr_q: Default::default(),
+            s2_sack: Default::default(),
+            s2_lo: Default::default(),
+            s2_lc: Default::default(),
+            s2_lh: Default::default(),
+            s2_sh: Default::default(),
+            s2_bm: Default::default(),
+            s2_ev: Default::default(),
+            s2_m: Default::default(),
+            s2_ab: Default::default(),
+            s2_nfb: Default::default(),
+            s2_nk: Default::default(),
+            s2_tick: Default::default(),
+            s2_una: Default::default(),
+            s2_slot: Default::default(),
+            s3_sack: Default::default(),
+            s3_fbs: Default::default(),
+            s3_ev: Default::default(),
+            s3_m: Default::default(),
+            s3_ab: Default::default(),
+            s3_nfb: Default::default(),
+            s3_nk: Default::default(),
+            s3_tick: Default::default(),
+            s3_una: Default::default(),
+            s3_slot: Default::default(),
+            s3_conf: Default::default(),
+            d_ev: Default::default(),
+            d_dl: Default::default(),
+            p2_valid: Default::default(),
+            p2_slot: Default::default(),
+            o_cs: Default::default(),
+            o_ap: Default::default(),
+            o_ab: Default::default(),
+            o_fbv: Default::default(),
+            o_fbi: Default::default(),
+            o_fbk: Default::default(),
+            o_rv: Default::default(),
+            o_rpsn: Default::default(),
+            c_new_sends: Default::default(),
+            c_retransmits: Default::default(),
+            c_timeouts: Default::default(),
+            c_bad_send: Default::default(),
+            c_stale_sack: Default::default(),
+            c_bad_sack: Default::default(),
+            c_bad_nack: Default::default(),
+            q_hot: dffs(w),
+            out_f: dffs(w),
+            ack_f: dffs(w),
+            rtx_f: dffs(w),
+            hole_f: dffs(w),
+            ptr: dffs(nb),
+            cptr_q: dffs(nb),
+            s2_bext: dffs(nb + 8),
+            s3_ackm: dffs(w),
+            s3_holem: dffs(w),
+            ge_q: dffs(w),
+            gh_any: dffs(groups),
+            gh_first: dffs(groups),
+            ga_any: dffs(groups),
+            ga_first: dffs(groups),
+            n_out: Default::default(),
+            relp: Default::default(),
+            slot: Default::default(),
+            una_slot: Default::default(),
+            fo: Default::default(),
+            fa: Default::default(),
+            fr: Default::default(),
+            in_win: Default::default(),
+            win_ok: Default::default(),
+            is_send: Default::default(),
+            is_sack: Default::default(),
+            is_nack: Default::default(),
+            is_tick: Default::default(),
+            send_new: Default::default(),
+            send_rtx: Default::default(),
+            nack_ok: Default::default(),
+            sack_good: Default::default(),
+            stale: Default::default(),
+            ca: Default::default(),
+            cum_ok: Default::default(),
+            off_pos: Default::default(),
+            bmnz: Default::default(),
+            rb: Default::default(),
+            bm_ok: Default::default(),
+            hr1: Default::default(),
+            thr1: Default::default(),
+            lh: Default::default(),
+            bs: Default::default(),
+            extra: Default::default(),
+            e7: Default::default(),
+            e5: Default::default(),
+            dl: Default::default(),
+            sh72: Default::default(),
+            t8: Default::default(),
+            relk: Default::default(),
+            hf: Default::default(),
+            fire: Default::default(),
+            limit: Default::default(),
+            no: Default::default(),
+            na: Default::default(),
+            nr: Default::default(),
+            nh: Default::default(),
+            pc: Default::default(),
+            abyte: Default::default(),
+            tb8: Default::default(),
+            mm: Default::default(),
+            pp: Default::default(),
+            run: Default::default(),
+            full: Default::default(),
+            cand: Default::default(),
+            t_any: Default::default(),
+            t_first: Default::default(),
+            t_any2: Default::default(),
+            t_first2: Default::default(),
+            fh: Default::default(),
+            fa2: Default::default(),
+            sel_h: Default::default(),
+            sel_a: Default::default(),
+            cv: Default::default(),
+            t6: Default::default(),
+            psl: Default::default(),
+            dnu: Default::default(),
+            b1: Default::default(),
+            f4: Default::default(),
+            f4b: Default::default(),
+            rbm: Default::default(),
+            age: Default::default(),
+            t72: Default::default(),
+            _w: w,
+            _nb: nb,
+            _nb_last: nb - 1,
+            _nb9: nb + 8,
+            _groups: groups,
+        }
+    }
+}
+
+impl Logic for SackTxScoreboard {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            q_op,
+            q_psn,
+            q_ev,
+            q_cack,
+            q_off,
+            q_bm,
+            q_msb,
+            q_m,
+            q_rb,
+            q_reason,
+            q_exp,
+            q_lin,
+            q_back,
+            q_thr,
+            r_una,
+            r_nxt,
+            una_d1,
+            una_d2,
+            now,
+            head_tmo,
+            err,
+            r_err_psn,
+            last_rb,
+            mask,
+            clr_q,
+            s2_sack,
+            s2_lo,
+            s2_lc,
+            s2_lh,
+            s2_sh,
+            s2_bm,
+            s2_ev,
+            s2_m,
+            s2_ab,
+            s2_nfb,
+            s2_nk,
+            s2_tick,
+            s2_una,
+            s2_slot,
+            s3_sack,
+            s3_fbs,
+            s3_ev,
+            s3_m,
+            s3_ab,
+            s3_nfb,
+            s3_nk,
+            s3_tick,
+            s3_una,
+            s3_slot,
+            s3_conf,
+            d_ev,
+            d_dl,
+            p2_valid,
+            p2_slot,
+            o_cs,
+            o_ap,
+            o_ab,
+            o_fbv,
+            o_fbi,
+            o_fbk,
+            o_rv,
+            o_rpsn,
+            c_new_sends,
+            c_retransmits,
+            c_timeouts,
+            c_bad_send,
+            c_stale_sack,
+            c_bad_sack,
+            c_bad_nack
+        );
+        self.ram.read_clock.next = self.clock.val();
+        self.ram.write_clock.next = self.clock.val();
+
+        // ---------------- S1: the registered op against the committed state ------------
+        self.una_slot.next = bit_cast::<10, 24>(self.r_una.q.val()) & self.wm.val();
+        self.slot.next = bit_cast::<10, 24>(self.q_psn.q.val()) & self.wm.val();
+        self.n_out.next = self.r_nxt.q.val() - self.r_una.q.val();
+        self.relp.next = self.q_psn.q.val() - self.r_una.q.val();
+        self.fo.next = false;
+        self.fa.next = false;
+        self.fr.next = false;
+        for k in 0..self._w {
+            if self.q_hot[k].q.val() {
+                self.fo.next = self.fo.val() | self.out_f[k].q.val();
+                self.fa.next = self.fa.val() | self.ack_f[k].q.val();
+                self.fr.next = self.fr.val() | self.rtx_f[k].q.val();
+            }
+        }
+        self.in_win.next = self.relp.val() < self.n_out.val();
+        self.dnu.next = self.r_nxt.q.val() - self.una_d2.q.val();
+        self.win_ok.next = self.dnu.val() < self.wc.val();
+        self.is_send.next = self.q_op.q.val() == 1;
+        self.is_sack.next = self.q_op.q.val() == 2;
+        self.is_nack.next = self.q_op.q.val() == 3;
+        self.is_tick.next = self.q_op.q.val() == 4;
+        self.send_new.next = self.is_send.val()
+            & !self.err.q.val()
+            & (self.q_psn.q.val() == self.r_nxt.q.val())
+            & self.win_ok.val();
+        self.send_rtx.next = self.is_send.val()
+            & !self.err.q.val()
+            & !self.send_new.val()
+            & self.in_win.val()
+            & self.fo.val()
+            & !self.fa.val()
+            & self.fr.val();
+        self.nack_ok.next = self.is_nack.val()
+            & !self.err.q.val()
+            & self.in_win.val()
+            & self.fo.val()
+            & !self.fa.val();
+        self.ca.next = self.q_cack.q.val() - self.r_una.q.val() + 1;
+        self.cum_ok.next = self.ca.val() <= self.n_out.val();
+        self.off_pos.next = !self.q_off.q.val().get_bit(15) & (self.q_off.q.val() != 0);
+        self.bmnz.next = self.q_bm.q.val() != 0;
+        self.rb.next =
+            bit_cast::<18, 24>(self.ca.val()) + bit_cast::<18, 16>(self.q_off.q.val()) - 1;
+        self.rbm.next = self.rb.val() + bit_cast::<18, 6>(self.q_msb.q.val());
+        self.bm_ok.next =
+            !self.bmnz.val() | (bit_cast::<24, 18>(self.rbm.val()) < self.n_out.val());
+        self.sack_good.next = self.is_sack.val()
+            & !self.err.q.val()
+            & self.cum_ok.val()
+            & self.off_pos.val()
+            & self.bm_ok.val();
+        self.stale.next =
+            self.is_sack.val() & !self.err.q.val() & !self.cum_ok.val() & self.ca.val().get_bit(23);
+        if self.bmnz.val() {
+            self.hr1.next = self.rb.val() + bit_cast::<18, 6>(self.q_msb.q.val()) + 1;
+        } else {
+            self.hr1.next = bit_cast::<18, 24>(self.ca.val());
+        }
+        self.thr1.next = bit_cast::<18, 10>(self.q_thr.q.val()) + 1;
+        self.lh.next = bits::<11>(0);
+        if (self.q_thr.q.val() != 0) & (self.hr1.val() > self.thr1.val()) {
+            self.lh.next = bit_cast::<11, 18>(self.hr1.val() - self.thr1.val());
+        }
+        self.bs.next = (self.una_slot.val() + bit_cast::<10, 18>(self.rb.val())) & self.wm.val();
+
+        // EV RAM: one read (TICK: the head; otherwise the op's PSN), the SEND's write.
+        if self.is_tick.val() {
+            self.ram.read_address.next = self.una_slot.val();
+        } else {
+            self.ram.read_address.next = self.slot.val();
+        }
+        self.extra.next = bits::<6>(0);
+        if (self.q_psn.q.val() == self.r_una.q.val())
+            & (self.head_tmo.q.val() > bit_cast::<6, 3>(self.q_lin.q.val()))
+        {
+            self.extra.next = self.head_tmo.q.val() - bit_cast::<6, 3>(self.q_lin.q.val());
+        }
+        self.e7.next = bit_cast::<7, 5>(self.q_exp.q.val()) + bit_cast::<7, 6>(self.extra.val());
+        self.e5.next = bit_cast::<5, 7>(self.e7.val());
+        if self.e7.val() > 30 {
+            self.e5.next = bits::<5>(30);
+        }
+        self.dl.next = self.now.q.val() + (bits::<32>(1) << self.e5.val());
+        self.ram.write_address.next = self.slot.val();
+        self.ram.write_data.next =
+            (bit_cast::<40, 8>(self.q_ev.q.val()) << 32) | bit_cast::<40, 32>(self.dl.val());
+        self.ram.write_enable.next = self.send_new.val() | self.send_rtx.val();
+
+        // ---------------- S2 -> S3: registers of the op in S2 -----------------------------
+        self.s3_sack.d.next = self.s2_sack.q.val();
+        self.s3_fbs.d.next = self.s2_sack.q.val() & (self.s2_m.q.val() != 3);
+        self.s3_ev.d.next = self.s2_ev.q.val();
+        self.s3_m.d.next = self.s2_m.q.val();
+        self.s3_ab.d.next = self.s2_ab.q.val();
+        self.s3_nfb.d.next = self.s2_nfb.q.val();
+        self.s3_nk.d.next = self.s2_nk.q.val();
+        self.s3_tick.d.next = self.s2_tick.q.val();
+        self.s3_una.d.next = self.s2_una.q.val();
+        self.s3_slot.d.next = self.s2_slot.q.val();
+        self.s3_conf.d.next =
+            (self.send_new.val() | self.send_rtx.val()) & (self.slot.val() == self.s2_slot.q.val());
+        self.d_ev.d.next = bit_cast::<8, 40>(self.ram.read_data.val() >> 32);
+        self.d_dl.d.next = bit_cast::<32, 40>(self.ram.read_data.val());
+
+        // S2 masks: cumulative and hole thermometers from una_slot at S1, the bitmap shifted
+        // by base % 8 and placed as 9 bytes from abyte base / 8 (one-hot s2_bext).
+        self.sh72.next = bit_cast::<72, 64>(self.s2_bm.q.val()) << self.s2_sh.q.val();
+        for p in 0..self._nb {
+            self.t8.next = bits::<8>(0);
+            for j in 0..9 {
+                self.t72.next = self.sh72.val() >> self.c8[j].val();
+                if self.s2_bext[p + 8 - j].q.val() {
+                    self.t8.next = self.t8.val() | bit_cast::<8, 72>(self.t72.val());
+                }
+            }
+            for i in 0..8 {
+                self.s3_ackm[p * 8 + i].clock.next = self.clock.val();
+                self.s3_holem[p * 8 + i].clock.next = self.clock.val();
+                self.relk.next = (self.kc[p * 8 + i].val() - self.s2_lo.q.val()) & self.wm.val();
+                self.s3_ackm[p * 8 + i].d.next = self.s2_sack.q.val()
+                    & ((bit_cast::<11, 10>(self.relk.val()) < self.s2_lc.q.val())
+                        | self.t8.val().get_bit(i));
+                self.s3_holem[p * 8 + i].d.next = self.s2_sack.q.val()
+                    & (bit_cast::<11, 10>(self.relk.val()) < self.s2_lh.q.val());
+            }
+        }
+
+        // ---------------- S3: head check, feedback --------------------------------------
+        self.hf.next = false;
+        for k in 0..self._w {
+            self.hf.next = self.hf.val()
+                | ((self.kc[k].val() == self.s3_slot.q.val())
+                    & self.out_f[k].q.val()
+                    & !self.ack_f[k].q.val()
+                    & !self.rtx_f[k].q.val());
+        }
+        self.age.next = self.now.q.val() - self.d_dl.q.val();
+        self.fire.next = self.s3_tick.q.val()
+            & !self.s3_conf.q.val()
+            & (self.r_una.q.val() == self.s3_una.q.val())
+            & self.hf.val()
+            & ((self.age.val() >> 31) == 0)
+            & !self.err.q.val();
+        self.limit.next = bit_cast::<7, 6>(self.head_tmo.q.val())
+            >= (bit_cast::<7, 3>(self.q_lin.q.val()) + bit_cast::<7, 5>(self.q_back.q.val()));
+        self.o_fbv.d.next = false;
+        self.o_fbi.d.next = bits::<8>(0);
+        self.o_fbk.d.next = bits::<3>(0);
+        if self.s3_fbs.q.val() {
+            self.o_fbv.d.next = true;
+            self.o_fbi.d.next = self.s3_ev.q.val();
+            self.o_fbk.d.next = bit_cast::<3, 2>(self.s3_m.q.val());
+        }
+        if self.s3_nfb.q.val() {
+            self.o_fbv.d.next = true;
+            self.o_fbi.d.next = self.d_ev.q.val();
+            self.o_fbk.d.next = self.s3_nk.q.val();
+        }
+        if self.fire.val() {
+            self.o_fbv.d.next = true;
+            self.o_fbi.d.next = self.d_ev.q.val();
+            self.o_fbk.d.next = bits::<3>(5);
+        }
+        self.o_ab.d.next = bits::<32>(0);
+        if self.s3_sack.q.val() {
+            self.o_ab.d.next = bit_cast::<32, 24>(self.s3_ab.q.val()) << 8;
+        }
+        if self.fire.val() {
+            if self.limit.val() {
+                self.err.d.next = true;
+                self.r_err_psn.d.next = self.r_una.q.val();
+            } else {
+                self.head_tmo.d.next = self.head_tmo.q.val() + 1;
+            }
+        }
+
+        // ---------------- una advance loop ----------------------------------------------
+        self.pc.next = bits::<4>(0);
+        for i in 0..8 {
+            self.b1.next = self.clr_q.q.val().get_bit(i);
+            self.pc.next = self.pc.val() + bit_cast::<4, 1>(self.b1.val().into());
+        }
+        self.r_una.d.next = self.r_una.q.val() + bit_cast::<24, 4>(self.pc.val());
+        if self.pc.val() != 0 {
+            self.head_tmo.d.next = bits::<6>(0);
+        }
+        self.abyte.next = bits::<8>(0);
+        for p in 0..self._nb {
+            self.tb8.next = bits::<8>(0);
+            for i in 0..8 {
+                self.tb8.next = self.tb8.val().replace_bit(i, self.ack_f[p * 8 + i].q.val());
+            }
+            if self.ptr[p].q.val() {
+                self.abyte.next = self.abyte.val() | self.tb8.val();
+            }
+        }
+        self.mm.next = self.abyte.val() | self.mask.q.val();
+        self.run.next = true;
+        self.pp.next = bits::<8>(0);
+        for i in 0..8 {
+            self.run.next = self.run.val() & self.mm.val().get_bit(i);
+            self.pp.next = self.pp.val().replace_bit(i, self.run.val());
+        }
+        self.full.next = self.pp.val() == 0xFF;
+        self.clr_q.d.next = self.pp.val() & !self.mask.q.val();
+        if self.full.val() {
+            self.mask.d.next = bits::<8>(0);
+        } else {
+            self.mask.d.next = self.pp.val();
+        }
+        for p in 0..self._nb {
+            self.ptr[p].clock.next = self.clock.val();
+            self.cptr_q[p].clock.next = self.clock.val();
+            self.cptr_q[p].d.next = self.ptr[p].q.val();
+        }
+        for p in 1..self._nb {
+            if self.full.val() {
+                self.ptr[p].d.next = self.ptr[p - 1].q.val();
+            } else {
+                self.ptr[p].d.next = self.ptr[p].q.val();
+            }
+        }
+        for p in self._nb_last..self._nb {
+            if self.full.val() {
+                self.ptr[0].d.next = self.ptr[p].q.val();
+            } else {
+                self.ptr[0].d.next = self.ptr[0].q.val();
+            }
+        }
+
+        // ---------------- per-slot flags: SACK apply, timeout, S1 op, clear, reset ------
+        for p in 0..self._nb {
+            for i in 0..8 {
+                self.out_f[p * 8 + i].clock.next = self.clock.val();
+                self.ack_f[p * 8 + i].clock.next = self.clock.val();
+                self.rtx_f[p * 8 + i].clock.next = self.clock.val();
+                self.hole_f[p * 8 + i].clock.next = self.clock.val();
+                self.no.next = self.out_f[p * 8 + i].q.val();
+                self.na.next = self.ack_f[p * 8 + i].q.val();
+                self.nr.next = self.rtx_f[p * 8 + i].q.val();
+                self.nh.next = self.hole_f[p * 8 + i].q.val();
+                if self.s3_sack.q.val() {
+                    if self.s3_ackm[p * 8 + i].q.val() & self.out_f[p * 8 + i].q.val() {
+                        self.na.next = true;
+                    }
+                    if self.s3_holem[p * 8 + i].q.val()
+                        & self.out_f[p * 8 + i].q.val()
+                        & !self.ack_f[p * 8 + i].q.val()
+                        & !self.s3_ackm[p * 8 + i].q.val()
+                        & !self.hole_f[p * 8 + i].q.val()
+                    {
+                        self.nr.next = true;
+                        self.nh.next = true;
+                    }
+                }
+                if self.fire.val()
+                    & !self.limit.val()
+                    & (self.kc[p * 8 + i].val() == self.s3_slot.q.val())
+                {
+                    self.nr.next = true;
+                }
+                if self.q_hot[p * 8 + i].q.val() {
+                    if self.send_new.val() {
+                        self.no.next = true;
+                        self.na.next = false;
+                        self.nr.next = false;
+                        self.nh.next = false;
+                    }
+                    if self.send_rtx.val() {
+                        self.nr.next = false;
+                    }
+                    if self.nack_ok.val() {
+                        self.nr.next = true;
+                    }
+                }
+                if self.cptr_q[p].q.val() & self.clr_q.q.val().get_bit(i) {
+                    self.no.next = false;
+                    self.na.next = false;
+                    self.nr.next = false;
+                    self.nh.next = false;
+                }
+                if self.rst.val() {
+                    self.no.next = false;
+                    self.na.next = false;
+                    self.nr.next = false;
+                    self.nh.next = false;
+                }
+                self.out_f[p * 8 + i].d.next = self.no.val();
+                self.ack_f[p * 8 + i].d.next = self.na.val();
+                self.rtx_f[p * 8 + i].d.next = self.nr.val();
+                self.hole_f[p * 8 + i].d.next = self.nh.val();
+            }
+        }
+
+        // ---------------- retransmit pick: per 16-slot group, groups, validate ----------
+        for g in 0..self._groups {
+            self.gh_any[g].clock.next = self.clock.val();
+            self.gh_first[g].clock.next = self.clock.val();
+            self.ga_any[g].clock.next = self.clock.val();
+            self.ga_first[g].clock.next = self.clock.val();
+            self.t_any.next = false;
+            self.t_first.next = bits::<4>(0);
+            self.t_any2.next = false;
+            self.t_first2.next = bits::<4>(0);
+            // descending, so the last assignment is the lowest candidate
+            for j in 0..16 {
+                self.cand.next = self.rtx_f[g * 16 + 15 - j].q.val()
+                    & self.out_f[g * 16 + 15 - j].q.val()
+                    & !self.ack_f[g * 16 + 15 - j].q.val();
+                if self.cand.val() & self.ge_q[g * 16 + 15 - j].q.val() {
+                    self.t_any.next = true;
+                    self.t_first.next = self.nibble[15 - j].val();
+                }
+                if self.cand.val() {
+                    self.t_any2.next = true;
+                    self.t_first2.next = self.nibble[15 - j].val();
+                }
+            }
+            self.gh_any[g].d.next = self.t_any.val();
+            self.gh_first[g].d.next = self.t_first.val();
+            self.ga_any[g].d.next = self.t_any2.val();
+            self.ga_first[g].d.next = self.t_first2.val();
+            if self.rst.val() {
+                self.gh_any[g].d.next = false;
+                self.gh_first[g].d.next = bits::<4>(0);
+                self.ga_any[g].d.next = false;
+                self.ga_first[g].d.next = bits::<4>(0);
+            }
+        }
+        for k in 0..self._w {
+            self.ge_q[k].clock.next = self.clock.val();
+            self.ge_q[k].d.next = (self.kc[k].val() >= self.una_slot.val()) & !self.rst.val();
+        }
+        self.fh.next = false;
+        self.fa2.next = false;
+        self.sel_h.next = bits::<10>(0);
+        self.sel_a.next = bits::<10>(0);
+        for g in 0..self._groups {
+            self.f4.next = self.gh_first[g].q.val();
+            self.f4b.next = self.ga_first[g].q.val();
+            if self.gh_any[g].q.val() & !self.fh.val() {
+                self.fh.next = true;
+                self.sel_h.next = self.gbase[g].val() | bit_cast::<10, 4>(self.f4.val());
+            }
+            if self.ga_any[g].q.val() & !self.fa2.val() {
+                self.fa2.next = true;
+                self.sel_a.next = self.gbase[g].val() | bit_cast::<10, 4>(self.f4b.val());
+            }
+        }
+        self.p2_valid.d.next = self.fh.val() | self.fa2.val();
+        if self.fh.val() {
+            self.p2_slot.d.next = self.sel_h.val();
+        } else if self.fa2.val() {
+            self.p2_slot.d.next = self.sel_a.val();
+        } else {
+            self.p2_slot.d.next = bits::<10>(0);
+        }
+        self.cv.next = false;
+        for k in 0..self._w {
+            self.cv.next = self.cv.val()
+                | ((self.kc[k].val() == self.p2_slot.q.val())
+                    & self.rtx_f[k].q.val()
+                    & self.out_f[k].q.val()
+                    & !self.ack_f[k].q.val());
+        }
+        self.o_rv.d.next = self.p2_valid.q.val() & self.cv.val() & !self.err.q.val();
+        self.o_rpsn.d.next = bits::<24>(0);
+        if self.p2_valid.q.val() & self.cv.val() & !self.err.q.val() {
+            self.o_rpsn.d.next = self.r_una.q.val()
+                + bit_cast::<24, 10>((self.p2_slot.q.val() - self.una_slot.val()) & self.wm.val());
+        }
+
+        // ---------------- committed state, counters, outputs ------------------------------
+        if self.send_new.val() {
+            self.r_nxt.d.next = self.r_nxt.q.val() + 1;
+        }
+        self.una_d1.d.next = self.r_una.q.val();
+        self.una_d2.d.next = self.una_d1.q.val();
+        if self.is_tick.val() {
+            self.now.d.next = self.now.q.val() + 1;
+        }
+        if self.sack_good.val() {
+            self.last_rb.d.next = self.q_rb.q.val();
+        }
+        self.o_cs.d.next = !self.err.q.val() & self.win_ok.val();
+        self.o_ap.d.next = self.pc.val();
+        self.c_new_sends.d.next =
+            self.c_new_sends.q.val() + bit_cast::<32, 1>(self.send_new.val().into());
+        self.c_retransmits.d.next =
+            self.c_retransmits.q.val() + bit_cast::<32, 1>(self.send_rtx.val().into());
+        self.c_timeouts.d.next =
+            self.c_timeouts.q.val() + bit_cast::<32, 1>(self.fire.val().into());
+        self.c_bad_send.d.next = self.c_bad_send.q.val()
+            + bit_cast::<32, 1>(
+                (self.is_send.val() & !self.send_new.val() & !self.send_rtx.val()).into(),
+            );
+        self.c_stale_sack.d.next =
+            self.c_stale_sack.q.val() + bit_cast::<32, 1>(self.stale.val().into());
+        self.c_bad_sack.d.next = self.c_bad_sack.q.val()
+            + bit_cast::<32, 1>(
+                (self.is_sack.val() & !self.sack_good.val() & !self.stale.val()).into(),
+            );
+        self.c_bad_nack.d.next = self.c_bad_nack.q.val()
+            + bit_cast::<32, 1>((self.is_nack.val() & !self.nack_ok.val()).into());
+
+        // S1 -> S2
+        self.s2_sack.d.next = self.sack_good.val();
+        self.s2_lo.d.next = self.una_slot.val();
+        self.s2_lc.d.next = bit_cast::<11, 24>(self.ca.val());
+        self.s2_lh.d.next = self.lh.val();
+        for x in 0..self._nb9 {
+            self.s2_bext[x].clock.next = self.clock.val();
+            self.s2_bext[x].d.next = (self.bs.val() >> 3) == self.bbc[x].val();
+        }
+        self.s2_sh.d.next = bit_cast::<3, 10>(self.bs.val());
+        self.s2_bm.d.next = self.q_bm.q.val();
+        self.s2_ev.d.next = self.q_ev.q.val();
+        self.s2_m.d.next = self.q_m.q.val();
+        self.s2_ab.d.next = self.q_rb.q.val() - self.last_rb.q.val();
+        self.s2_nfb.d.next =
+            self.nack_ok.val() & ((self.q_reason.q.val() == 1) | (self.q_reason.q.val() == 2));
+        if self.q_reason.q.val() == 1 {
+            self.s2_nk.d.next = bits::<3>(3);
+        } else {
+            self.s2_nk.d.next = bits::<3>(4);
+        }
+        self.s2_tick.d.next = self.is_tick.val() & !self.err.q.val();
+        self.s2_una.d.next = self.r_una.q.val();
+        self.s2_slot.d.next = self.una_slot.val();
+
+        // S0: register the op and the config ports
+        self.q_op.d.next = self.op.val();
+        self.q_psn.d.next = self.psn.val();
+        self.q_ev.d.next = self.ev_idx.val();
+        self.q_cack.d.next = self.cack.val();
+        self.q_off.d.next = self.offset.val();
+        self.q_bm.d.next = self.bitmap.val();
+        self.t6.next = bits::<6>(0);
+        for j in 0..64 {
+            if self.bitmap.val().get_bit(j) {
+                self.t6.next = self.c6[j].val();
+            }
+        }
+        self.q_msb.d.next = self.t6.val();
+        self.q_m.d.next = self.m.val();
+        self.q_rb.d.next = self.rcvd_bytes.val();
+        self.q_reason.d.next = self.reason.val();
+        self.q_exp.d.next = self.rto_exp.val();
+        self.q_lin.d.next = self.rto_linear_retries.val();
+        self.q_back.d.next = self.rto_backoff_retries.val();
+        self.q_thr.d.next = self.rtx_ooo_threshold.val();
+        self.psl.next = bit_cast::<10, 24>(self.psn.val()) & self.wm.val();
+        for k in 0..self._w {
+            self.q_hot[k].clock.next = self.clock.val();
+            self.q_hot[k].d.next = self.kc[k].val() == self.psl.val();
+        }
+
+        // ---------------- synchronous reset -----------------------------------------------
+        if self.rst.val() {
+            self.q_op.d.next = bits::<3>(0);
+            self.r_una.d.next = self.init_psn.val();
+            self.r_nxt.d.next = self.init_psn.val();
+            self.una_d1.d.next = self.init_psn.val();
+            self.una_d2.d.next = self.init_psn.val();
+            self.now.d.next = bits::<32>(0);
+            self.head_tmo.d.next = bits::<6>(0);
+            self.err.d.next = false;
+            self.r_err_psn.d.next = bits::<24>(0);
+            self.last_rb.d.next = bits::<24>(0);
+            self.psl.next = bit_cast::<10, 24>(self.init_psn.val()) & self.wm.val();
+            for p in 0..self._nb {
+                self.ptr[p].d.next = (self.psl.val() >> 3) == self.kc[p].val();
+            }
+            self.mask.d.next = (bits::<8>(1) << bit_cast::<3, 10>(self.psl.val())) - 1;
+            self.clr_q.d.next = bits::<8>(0);
+            self.s2_sack.d.next = false;
+            self.s2_nfb.d.next = false;
+            self.s2_tick.d.next = false;
+            self.s3_sack.d.next = false;
+            self.s3_nfb.d.next = false;
+            self.s3_tick.d.next = false;
+            self.s3_fbs.d.next = false;
+            self.p2_valid.d.next = false;
+            self.o_cs.d.next = false;
+            self.o_ap.d.next = bits::<4>(0);
+            self.o_ab.d.next = bits::<32>(0);
+            self.o_fbv.d.next = false;
+            self.o_fbi.d.next = bits::<8>(0);
+            self.o_fbk.d.next = bits::<3>(0);
+            self.o_rv.d.next = false;
+            self.o_rpsn.d.next = bits::<24>(0);
+            self.c_new_sends.d.next = bits::<32>(0);
+            self.c_retransmits.d.next = bits::<32>(0);
+            self.c_timeouts.d.next = bits::<32>(0);
+            self.c_bad_send.d.next = bits::<32>(0);
+            self.c_stale_sack.d.next = bits::<32>(0);
+            self.c_bad_sack.d.next = bits::<32>(0);
+            self.c_bad_nack.d.next = bits::<32>(0);
+        }
+
+        self.una.next = self.r_una.q.val();
+        self.nxt.next = self.r_nxt.q.val();
+        self.can_send.next = self.o_cs.q.val();
+        self.acked_pkts.next = self.o_ap.q.val();
+        self.acked_bytes.next = self.o_ab.q.val();
+        self.fb_valid.next = self.o_fbv.q.val();
+        self.fb_idx.next = self.o_fbi.q.val();
+        self.fb_kind.next = self.o_fbk.q.val();
+        self.rtx_valid.next = self.o_rv.q.val();
+        self.rtx_psn.next = self.o_rpsn.q.val();
+        self.qp_error.next = self.err.q.val();
+        self.err_psn.next = self.r_err_psn.q.val();
+        self.cnt_new_sends.next = self.c_new_sends.q.val();
+        self.cnt_retransmits.next = self.c_retransmits.q.val();
+        self.cnt_timeouts.next = self.c_timeouts.q.val();
+        self.cnt_bad_send.next = self.c_bad_send.q.val();
+        self.cnt_stale_sack.next = self.c_stale_sack.q.val();
+        self.cnt_bad_sack.next = self.c_bad_sack.q.val();
+        self.cnt_bad_nack.next = self.c_bad_nack.q.val();
+    }
+}

@@ -1,0 +1,234 @@
+//! Directed scenarios for `sack_tx_scoreboard`, each run on the RTL in lockstep with the
+//! model (one cycle at a time, so the test can react to the outputs), then checked against the
+//! property it is named after.
+
+use mrc_config::NicConfig;
+use mrc_model::ev_spray_arbiter::FeedbackKind;
+use mrc_model::sack_tx_scoreboard::{
+    TxInputs, TxOutputs, NACK_PSN_OOR_WINDOW, OP_NACK, OP_SACK, OP_SEND, OP_TICK,
+};
+use mrc_testbench::{tx_with_reset, TxRig};
+
+const M24: u32 = 0xFF_FFFF;
+
+struct Bench {
+    rig: TxRig,
+    base: TxInputs,
+    last: TxOutputs,
+    cycle: usize,
+}
+
+impl Bench {
+    fn new(cfg: &NicConfig, init: u32, timers: (u8, u8, u8, u16)) -> Self {
+        let mut base = TxInputs::idle(cfg);
+        base.rto_exp = timers.0;
+        base.rto_linear_retries = timers.1;
+        base.rto_backoff_retries = timers.2;
+        base.rtx_ooo_threshold = timers.3;
+        let mut rig = TxRig::new(cfg);
+        let out = rig.run(&tx_with_reset(base, init));
+        Bench {
+            rig,
+            base,
+            last: *out.last().unwrap(),
+            cycle: 0,
+        }
+    }
+    fn step(&mut self, x: TxInputs) -> TxOutputs {
+        self.last = self.rig.run(&[x])[0];
+        self.cycle += 1;
+        self.last
+    }
+    fn idle(&mut self, n: usize) -> TxOutputs {
+        for _ in 0..n {
+            self.step(self.base);
+        }
+        self.last
+    }
+    fn send(&mut self, psn: u32, ev: u8) -> TxOutputs {
+        self.step(TxInputs {
+            op: OP_SEND,
+            psn: psn & M24,
+            ev_idx: ev,
+            ..self.base
+        })
+    }
+    fn sack(&mut self, cack: u32, offset: i16, bitmap: u64) -> TxOutputs {
+        self.step(TxInputs {
+            op: OP_SACK,
+            cack: cack & M24,
+            offset: offset as u16,
+            bitmap,
+            ev_idx: 9,
+            ..self.base
+        })
+    }
+    fn nack(&mut self, psn: u32, reason: u8) -> TxOutputs {
+        self.step(TxInputs {
+            op: OP_NACK,
+            psn: psn & M24,
+            reason,
+            ..self.base
+        })
+    }
+    fn tick(&mut self) -> TxOutputs {
+        self.step(TxInputs {
+            op: OP_TICK,
+            ..self.base
+        })
+    }
+}
+
+/// RTO: `rto_linear_retries` timeouts at 2^rto_exp ticks, then doubling, then the QP errors
+/// (sticky, reported, every later op refused and counted, nothing offered, no hang).
+#[test]
+fn rto_is_linear_then_exponential_then_the_qp_errors() {
+    let cfg = NicConfig::default();
+    let init = 0xFF_FFFE; // across the 2^24 wrap
+    let (exp, lin, back) = (3u8, 2u8, 3u8);
+    let mut b = Bench::new(&cfg, init, (exp, lin, back, 16));
+    b.send(init, 77);
+    b.idle(3);
+    let mut ticks = 0u32;
+    let mut sent_at = 0u32;
+    let mut intervals = Vec::new();
+    for _ in 0..2000 {
+        let y = b.tick();
+        ticks += 1;
+        if y.fb_valid {
+            assert_eq!(y.fb_kind, FeedbackKind::Timeout as u8);
+            assert_eq!(y.fb_idx, 77, "a timeout names the EV the packet used");
+            intervals.push(ticks - sent_at);
+        }
+        if y.qp_error {
+            break;
+        }
+        if y.rtx_valid {
+            assert_eq!(y.rtx_psn, init);
+            b.send(init, 77);
+            sent_at = ticks;
+            b.idle(3);
+        }
+    }
+    let y = b.last;
+    assert!(y.qp_error, "the QP must error after the retry limit");
+    assert_eq!(y.err_psn, init);
+    assert_eq!(y.cnt_timeouts, u32::from(lin + back) + 1);
+    assert_eq!(y.cnt_retransmits, u32::from(lin + back));
+    // interval k (ticks from the (re)send to its timeout): 2^exp while head_tmo <= lin, then
+    // doubling; the pipeline adds at most a couple of ticks.
+    assert_eq!(intervals.len(), usize::from(lin + back) + 1);
+    for (k, &iv) in intervals.iter().enumerate() {
+        let e = u32::from(exp) + (k as u32).saturating_sub(u32::from(lin));
+        let want = 1u32 << e;
+        assert!(
+            (want..=want + 3).contains(&iv),
+            "timeout {k}: {iv} ticks, want 2^{e} = {want} (+ pipeline): {intervals:?}"
+        );
+    }
+    // sticky error: ops refused and counted, no retransmit offered, outputs alive
+    let before = b.last;
+    b.send(init.wrapping_add(1) & M24, 1);
+    b.nack(init, 1);
+    b.sack(init, 1, 0);
+    let y = b.idle(6);
+    assert!(y.qp_error && !y.rtx_valid && !y.can_send);
+    assert_eq!(y.cnt_bad_send, before.cnt_bad_send + 1);
+    assert_eq!(y.cnt_bad_nack, before.cnt_bad_nack + 1);
+    assert_eq!(y.cnt_bad_sack, before.cnt_bad_sack + 1);
+    assert_eq!(y.nxt, before.nxt);
+    // a reset recovers
+    let out = b.rig.run(&tx_with_reset(b.base, 5));
+    assert!(!out[1].qp_error && out[1].una == 5);
+}
+
+/// Malformed SACKs / NACKs / SENDs are ignored (no state change, no feedback) and counted.
+#[test]
+fn edge_inputs_are_ignored_and_counted() {
+    let cfg = NicConfig::default();
+    let init = 100;
+    let mut b = Bench::new(&cfg, init, (20, 7, 25, 0));
+    for i in 0..10 {
+        b.send(init + i, i as u8);
+    }
+    b.sack(init + 4, 1, 0b101); // acks 100..=104, 105 and 107
+    let y = b.idle(12);
+    assert_eq!((y.una, y.nxt), (init + 6, init + 10));
+    let c = y;
+    let mut fb = 0;
+    let mut run = |b: &mut Bench, f: &dyn Fn(&mut Bench) -> TxOutputs| {
+        f(b);
+        for _ in 0..6 {
+            fb += b.step(b.base).fb_valid as u32;
+        }
+    };
+    run(&mut b, &|b| b.sack(init + 2, 1, 0)); // cack backwards
+    run(&mut b, &|b| b.sack(init + 10, 1, 0)); // cack >= nxt
+    run(&mut b, &|b| b.sack(init + 6, 0, 1)); // offset < 1
+    run(&mut b, &|b| b.sack(init + 6, -3, 1)); // negative offset
+    run(&mut b, &|b| b.sack(init + 6, 1, 1 << 3)); // bitmap bit names PSN 110 (never sent)
+    run(&mut b, &|b| b.nack(init + 2, 1)); // NACK for an acked (retired) PSN
+    run(&mut b, &|b| b.nack(init + 7, 1)); // NACK for an acked PSN still in the window
+    run(&mut b, &|b| b.nack(init + 30, 1)); // NACK beyond nxt
+    run(&mut b, &|b| b.send(init + 8, 1)); // SEND of an outstanding, unmarked PSN
+    run(&mut b, &|b| b.send(init + 30, 1)); // SEND beyond nxt
+    let y = b.last;
+    assert_eq!(fb, 0, "ignored inputs produce no feedback");
+    assert_eq!(y.cnt_stale_sack, c.cnt_stale_sack + 1);
+    assert_eq!(y.cnt_bad_sack, c.cnt_bad_sack + 4);
+    assert_eq!(y.cnt_bad_nack, c.cnt_bad_nack + 3);
+    assert_eq!(y.cnt_bad_send, c.cnt_bad_send + 2);
+    assert_eq!((y.una, y.nxt), (c.una, c.nxt));
+    assert!(!y.rtx_valid);
+    assert_eq!(y.cnt_retransmits, 0);
+    // the scoreboard still works: a valid SACK moves una
+    b.sack(init + 9, 1, 0);
+    let y = b.idle(8);
+    assert_eq!(y.una, init + 10);
+}
+
+/// Retransmissions are offered oldest first, never an acked PSN, across the PSN wrap, and
+/// trimmed NACKs report the EV the packet used.
+#[test]
+fn retransmits_oldest_first() {
+    for w in [64u32, 256] {
+        let cfg = NicConfig {
+            sack_window_bits: w,
+            ..NicConfig::default()
+        };
+        let init = M24 - 3;
+        let mut b = Bench::new(&cfg, init, (20, 7, 25, 0));
+        for i in 0..12u32 {
+            b.send(init + i, 40 + i as u8);
+        }
+        b.idle(2);
+        let p = |i: u32| (init + i) & M24;
+        let y = b.nack(p(7), 1);
+        assert!(!y.fb_valid);
+        b.nack(p(3), NACK_PSN_OOR_WINDOW);
+        b.nack(p(5), 2);
+        let y = b.step(b.base);
+        assert!(y.fb_valid && y.fb_kind == FeedbackKind::NackTrimmed as u8 && y.fb_idx == 47);
+        let y = b.step(b.base);
+        assert!(
+            !y.fb_valid,
+            "PSN_OOR_WINDOW retransmits without path feedback"
+        );
+        let y = b.step(b.base);
+        assert!(
+            y.fb_valid && y.fb_kind == FeedbackKind::NackTrimmedLastHop as u8 && y.fb_idx == 45
+        );
+        // PSN 5 gets SACKed before its retransmission: it must not be offered
+        b.sack(p(1), 4, 1); // base = p(5)
+        let mut order = Vec::new();
+        for _ in 0..40 {
+            let y = b.step(b.base);
+            if y.rtx_valid {
+                order.push(y.rtx_psn);
+                b.send(y.rtx_psn, 1);
+                b.idle(4);
+            }
+        }
+        assert_eq!(order, vec![p(3), p(7)], "W={w}");
+    }
+}
