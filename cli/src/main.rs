@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+mod loss;
 mod synth;
 
 #[derive(Parser)]
@@ -107,6 +108,27 @@ enum Cmd {
         /// Work directory for tool logs and netlists.
         #[arg(long, default_value = "build/synth")]
         work: PathBuf,
+    },
+    /// SACK (the bit-exact sack_tx_scoreboard + sack_rx_tracker models) vs RoCEv2-style
+    /// go-back-N on one lossy path: retransmissions and goodput at each loss rate.
+    ///
+    /// Model level, no Verilator. Both schemes see the same loss pattern (the k-th data packet
+    /// on the wire is dropped iff the k-th draw of one seeded generator says so); ACKs are not
+    /// lost. Window, coalescing and timer settings come from the config.
+    Loss {
+        #[command(flatten)]
+        config: ConfigArg,
+        /// Loss rates to run, comma separated.
+        #[arg(long, value_delimiter = ',', default_values_t = [0.001, 0.01, 0.05])]
+        loss: Vec<f64>,
+        /// Packets per transfer.
+        #[arg(long, default_value_t = 20_000)]
+        packets: u64,
+        /// Loss-pattern seed.
+        #[arg(long, default_value_t = 2026)]
+        seed: u64,
+        #[arg(long)]
+        json: bool,
     },
     /// List the modules the generator emits, one per line.
     Modules,
@@ -258,6 +280,16 @@ fn run(cli: Cli) -> Result<(), Fail> {
             let cfg = load_config(&config)?;
             check_module(&module)?;
             synth_cmd(&cfg, &module, json, &work)
+        }
+        Cmd::Loss {
+            config,
+            loss,
+            packets,
+            seed,
+            json,
+        } => {
+            let cfg = load_config(&config)?;
+            loss::loss_cmd(&cfg, &loss, packets, seed, json)
         }
         Cmd::Modules => {
             for m in mrc_hdl::MODULES {
