@@ -105,16 +105,21 @@ pub struct SackTxScoreboard {
     bbc: Vec<Constant<Bits<10>>>,
     c8: Vec<Constant<Bits<7>>>,
     c6: Vec<Constant<Bits<6>>>,
+    c3: Vec<Constant<Bits<3>>>,
     nibble: Vec<Constant<Bits<4>>>,
     gbase: Vec<Constant<Bits<10>>>,
     ram: RAM<Bits<40>, 10>,
     q_op: DFF<Bits<3>>,
     q_psn: DFF<Bits<24>>,
     q_ev: DFF<Bits<8>>,
-    q_cack: DFF<Bits<24>>,
     q_off: DFF<Bits<16>>,
     q_bm: DFF<Bits<64>>,
-    q_msb: DFF<Bits<6>>,
+    q_bmnz: DFF<Bit>,
+    q_c1: DFF<Bits<24>>,
+    q_x: DFF<Bits<18>>,
+    q_xm: DFF<Bits<18>>,
+    q_h: DFF<Bits<18>>,
+    q_thr1: DFF<Bits<18>>,
     q_m: DFF<Bits<2>>,
     q_rb: DFF<Bits<24>>,
     q_reason: DFF<Bits<8>>,
@@ -252,6 +257,13 @@ pub struct SackTxScoreboard {
     sel_a: Signal<Local, Bits<10>>,
     cv: Signal<Local, Bit>,
     t6: Signal<Local, Bits<6>>,
+    t7: Signal<Local, Bits<7>>,
+    t3: Signal<Local, Bits<3>>,
+    tb: Signal<Local, Bit>,
+    xs: Signal<Local, Bits<18>>,
+    xm: Signal<Local, Bits<18>>,
+    xh: Signal<Local, Bits<18>>,
+    una18: Signal<Local, Bits<18>>,
     psl: Signal<Local, Bits<10>>,
     dnu: Signal<Local, Bits<24>>,
     b1: Signal<Local, Bit>,
@@ -321,6 +333,7 @@ impl SackTxScoreboard {
                 .collect(),
             c8: (0..9u64).map(|j| Constant::new((8 * j).into())).collect(),
             c6: (0..64u64).map(|j| Constant::new(j.into())).collect(),
+            c3: (0..8u64).map(|j| Constant::new(j.into())).collect(),
             nibble: (0..16u64).map(|j| Constant::new(j.into())).collect(),
             gbase: (0..groups as u64)
                 .map(|g| Constant::new((16 * g).into()))
@@ -333,10 +346,14 @@ impl SackTxScoreboard {
             q_op: Default::default(),
             q_psn: Default::default(),
             q_ev: Default::default(),
-            q_cack: Default::default(),
             q_off: Default::default(),
             q_bm: Default::default(),
-            q_msb: Default::default(),
+            q_bmnz: Default::default(),
+            q_c1: Default::default(),
+            q_x: Default::default(),
+            q_xm: Default::default(),
+            q_h: Default::default(),
+            q_thr1: Default::default(),
             q_m: Default::default(),
             q_rb: Default::default(),
             q_reason: Default::default(),
@@ -474,6 +491,13 @@ impl SackTxScoreboard {
             sel_a: Default::default(),
             cv: Default::default(),
             t6: Default::default(),
+            t7: Default::default(),
+            t3: Default::default(),
+            tb: Default::default(),
+            xs: Default::default(),
+            xm: Default::default(),
+            xh: Default::default(),
+            una18: Default::default(),
             psl: Default::default(),
             dnu: Default::default(),
             b1: Default::default(),
@@ -500,10 +524,14 @@ impl Logic for SackTxScoreboard {
             q_op,
             q_psn,
             q_ev,
-            q_cack,
             q_off,
             q_bm,
-            q_msb,
+            q_bmnz,
+            q_c1,
+            q_x,
+            q_xm,
+            q_h,
+            q_thr1,
             q_m,
             q_rb,
             q_reason,
@@ -608,13 +636,15 @@ impl Logic for SackTxScoreboard {
             & self.in_win.val()
             & self.fo.val()
             & !self.fa.val();
-        self.ca.next = self.q_cack.q.val() - self.r_una.q.val() + 1;
+        // SACK checks: every una-independent sum was formed at S0 (q_c1 = cack + 1,
+        // q_x = cack + offset, q_xm = q_x + msb, q_h = highest SACKed + 1), so each quantity
+        // here is one subtract of una, all in parallel, then one compare.
+        self.una18.next = bit_cast::<18, 24>(self.r_una.q.val());
+        self.ca.next = self.q_c1.q.val() - self.r_una.q.val();
         self.cum_ok.next = self.ca.val() <= self.n_out.val();
         self.off_pos.next = !self.q_off.q.val().get_bit(15) & (self.q_off.q.val() != 0);
-        self.bmnz.next = self.q_bm.q.val() != 0;
-        self.rb.next =
-            bit_cast::<18, 24>(self.ca.val()) + bit_cast::<18, 16>(self.q_off.q.val()) - 1;
-        self.rbm.next = self.rb.val() + bit_cast::<18, 6>(self.q_msb.q.val());
+        self.bmnz.next = self.q_bmnz.q.val();
+        self.rbm.next = self.q_xm.q.val() - self.una18.val();
         self.bm_ok.next =
             !self.bmnz.val() | (bit_cast::<24, 18>(self.rbm.val()) < self.n_out.val());
         self.sack_good.next = self.is_sack.val()
@@ -624,17 +654,15 @@ impl Logic for SackTxScoreboard {
             & self.bm_ok.val();
         self.stale.next =
             self.is_sack.val() & !self.err.q.val() & !self.cum_ok.val() & self.ca.val().get_bit(23);
-        if self.bmnz.val() {
-            self.hr1.next = self.rb.val() + bit_cast::<18, 6>(self.q_msb.q.val()) + 1;
-        } else {
-            self.hr1.next = bit_cast::<18, 24>(self.ca.val());
-        }
-        self.thr1.next = bit_cast::<18, 10>(self.q_thr.q.val()) + 1;
+        self.hr1.next = self.q_h.q.val() - self.una18.val();
+        self.thr1.next = self.q_thr1.q.val();
+        self.rb.next = self.hr1.val() - self.thr1.val();
         self.lh.next = bits::<11>(0);
         if (self.q_thr.q.val() != 0) & (self.hr1.val() > self.thr1.val()) {
-            self.lh.next = bit_cast::<11, 18>(self.hr1.val() - self.thr1.val());
+            self.lh.next = bit_cast::<11, 18>(self.rb.val());
         }
-        self.bs.next = (self.una_slot.val() + bit_cast::<10, 18>(self.rb.val())) & self.wm.val();
+        // base slot = (una + cack + offset - una) % W
+        self.bs.next = bit_cast::<10, 18>(self.q_x.q.val()) & self.wm.val();
 
         // EV RAM: one read (TICK: the head; otherwise the op's PSN), the SEND's write.
         if self.is_tick.val() {
@@ -957,24 +985,28 @@ impl Logic for SackTxScoreboard {
         }
         self.o_cs.d.next = !self.err.q.val() & self.win_ok.val();
         self.o_ap.d.next = self.pc.val();
-        self.c_new_sends.d.next =
-            self.c_new_sends.q.val() + bit_cast::<32, 1>(self.send_new.val().into());
-        self.c_retransmits.d.next =
-            self.c_retransmits.q.val() + bit_cast::<32, 1>(self.send_rtx.val().into());
-        self.c_timeouts.d.next =
-            self.c_timeouts.q.val() + bit_cast::<32, 1>(self.fire.val().into());
-        self.c_bad_send.d.next = self.c_bad_send.q.val()
-            + bit_cast::<32, 1>(
-                (self.is_send.val() & !self.send_new.val() & !self.send_rtx.val()).into(),
-            );
-        self.c_stale_sack.d.next =
-            self.c_stale_sack.q.val() + bit_cast::<32, 1>(self.stale.val().into());
-        self.c_bad_sack.d.next = self.c_bad_sack.q.val()
-            + bit_cast::<32, 1>(
-                (self.is_sack.val() & !self.sack_good.val() & !self.stale.val()).into(),
-            );
-        self.c_bad_nack.d.next = self.c_bad_nack.q.val()
-            + bit_cast::<32, 1>((self.is_nack.val() & !self.nack_ok.val()).into());
+        // counters: the +1 is formed from the flop alone, the condition only selects
+        if self.send_new.val() {
+            self.c_new_sends.d.next = self.c_new_sends.q.val() + 1;
+        }
+        if self.send_rtx.val() {
+            self.c_retransmits.d.next = self.c_retransmits.q.val() + 1;
+        }
+        if self.fire.val() {
+            self.c_timeouts.d.next = self.c_timeouts.q.val() + 1;
+        }
+        if self.is_send.val() & !self.send_new.val() & !self.send_rtx.val() {
+            self.c_bad_send.d.next = self.c_bad_send.q.val() + 1;
+        }
+        if self.stale.val() {
+            self.c_stale_sack.d.next = self.c_stale_sack.q.val() + 1;
+        }
+        if self.is_sack.val() & !self.sack_good.val() & !self.stale.val() {
+            self.c_bad_sack.d.next = self.c_bad_sack.q.val() + 1;
+        }
+        if self.is_nack.val() & !self.nack_ok.val() {
+            self.c_bad_nack.d.next = self.c_bad_nack.q.val() + 1;
+        }
 
         // S1 -> S2
         self.s2_sack.d.next = self.sack_good.val();
@@ -1005,16 +1037,39 @@ impl Logic for SackTxScoreboard {
         self.q_op.d.next = self.op.val();
         self.q_psn.d.next = self.psn.val();
         self.q_ev.d.next = self.ev_idx.val();
-        self.q_cack.d.next = self.cack.val();
         self.q_off.d.next = self.offset.val();
         self.q_bm.d.next = self.bitmap.val();
+        // msb(bitmap), two-level: per byte the highest set bit (8-deep), then the highest
+        // non-zero byte (8-deep); t7 = msb + 1 from the same selection.
         self.t6.next = bits::<6>(0);
-        for j in 0..64 {
-            if self.bitmap.val().get_bit(j) {
-                self.t6.next = self.c6[j].val();
+        for j in 0..8 {
+            self.t3.next = bits::<3>(0);
+            self.tb.next = false;
+            for i in 0..8 {
+                if self.bitmap.val().get_bit(j * 8 + i) {
+                    self.t3.next = self.c3[i].val();
+                    self.tb.next = true;
+                }
+            }
+            if self.tb.val() {
+                self.t6.next = self.c6[j * 8].val() | bit_cast::<6, 3>(self.t3.val());
             }
         }
-        self.q_msb.d.next = self.t6.val();
+        self.t7.next = bit_cast::<7, 6>(self.t6.val()) + 1;
+        self.q_bmnz.d.next = self.bitmap.val() != 0;
+        // una-independent SACK sums (mod 2^18 where 18 bits suffice)
+        self.q_c1.d.next = self.cack.val() + 1;
+        self.xs.next = bit_cast::<18, 24>(self.cack.val()) + bit_cast::<18, 16>(self.offset.val());
+        self.q_x.d.next = self.xs.val();
+        self.xm.next = self.xs.val() + bit_cast::<18, 6>(self.t6.val());
+        self.q_xm.d.next = self.xm.val();
+        self.xh.next = self.xs.val() + bit_cast::<18, 7>(self.t7.val());
+        if self.bitmap.val() != 0 {
+            self.q_h.d.next = self.xh.val();
+        } else {
+            self.q_h.d.next = bit_cast::<18, 24>(self.cack.val()) + 1;
+        }
+        self.q_thr1.d.next = bit_cast::<18, 10>(self.rtx_ooo_threshold.val()) + 1;
         self.q_m.d.next = self.m.val();
         self.q_rb.d.next = self.rcvd_bytes.val();
         self.q_reason.d.next = self.reason.val();
