@@ -163,6 +163,14 @@ pub struct SackTxScoreboard {
     s3_una: DFF<Bits<24>>,
     s3_slot: DFF<Bits<10>>,
     s3_conf: DFF<Bit>,
+    w_en: DFF<Bit>,
+    w_addr: DFF<Bits<10>>,
+    w_ev: DFF<Bits<8>>,
+    w_now: DFF<Bits<32>>,
+    w_e: DFF<Bits<5>>,
+    byp: DFF<Bit>,
+    byp_ev: DFF<Bits<8>>,
+    byp_dl: DFF<Bits<32>>,
     d_ev: DFF<Bits<8>>,
     d_dl: DFF<Bits<32>>,
     p2_valid: DFF<Bit>,
@@ -229,6 +237,7 @@ pub struct SackTxScoreboard {
     e7: Signal<Local, Bits<7>>,
     e5: Signal<Local, Bits<5>>,
     dl: Signal<Local, Bits<32>>,
+    raddr: Signal<Local, Bits<10>>,
     sh72: Signal<Local, Bits<72>>,
     t8: Signal<Local, Bits<8>>,
     relk: Signal<Local, Bits<10>>,
@@ -397,6 +406,14 @@ impl SackTxScoreboard {
             s3_una: Default::default(),
             s3_slot: Default::default(),
             s3_conf: Default::default(),
+            w_en: Default::default(),
+            w_addr: Default::default(),
+            w_ev: Default::default(),
+            w_now: Default::default(),
+            w_e: Default::default(),
+            byp: Default::default(),
+            byp_ev: Default::default(),
+            byp_dl: Default::default(),
             d_ev: Default::default(),
             d_dl: Default::default(),
             p2_valid: Default::default(),
@@ -463,6 +480,7 @@ impl SackTxScoreboard {
             e7: Default::default(),
             e5: Default::default(),
             dl: Default::default(),
+            raddr: Default::default(),
             sh72: Default::default(),
             t8: Default::default(),
             relk: Default::default(),
@@ -575,6 +593,14 @@ impl Logic for SackTxScoreboard {
             s3_una,
             s3_slot,
             s3_conf,
+            w_en,
+            w_addr,
+            w_ev,
+            w_now,
+            w_e,
+            byp,
+            byp_ev,
+            byp_dl,
             d_ev,
             d_dl,
             p2_valid,
@@ -666,10 +692,11 @@ impl Logic for SackTxScoreboard {
 
         // EV RAM: one read (TICK: the head; otherwise the op's PSN), the SEND's write.
         if self.is_tick.val() {
-            self.ram.read_address.next = self.una_slot.val();
+            self.raddr.next = self.una_slot.val();
         } else {
-            self.ram.read_address.next = self.slot.val();
+            self.raddr.next = self.slot.val();
         }
+        self.ram.read_address.next = self.raddr.val();
         self.extra.next = bits::<6>(0);
         if (self.q_psn.q.val() == self.r_una.q.val())
             & (self.head_tmo.q.val() > bit_cast::<6, 3>(self.q_lin.q.val()))
@@ -681,11 +708,21 @@ impl Logic for SackTxScoreboard {
         if self.e7.val() > 30 {
             self.e5.next = bits::<5>(30);
         }
-        self.dl.next = self.now.q.val() + (bits::<32>(1) << self.e5.val());
-        self.ram.write_address.next = self.slot.val();
+        // The SEND's write is registered (slot, ev, now, exponent) and lands one edge later;
+        // a read meeting that pending write in the same cycle takes the written data (byp).
+        self.w_en.d.next = self.send_new.val() | self.send_rtx.val();
+        self.w_addr.d.next = self.slot.val();
+        self.w_ev.d.next = self.q_ev.q.val();
+        self.w_now.d.next = self.now.q.val();
+        self.w_e.d.next = self.e5.val();
+        self.dl.next = self.w_now.q.val() + (bits::<32>(1) << self.w_e.q.val());
+        self.ram.write_address.next = self.w_addr.q.val();
         self.ram.write_data.next =
-            (bit_cast::<40, 8>(self.q_ev.q.val()) << 32) | bit_cast::<40, 32>(self.dl.val());
-        self.ram.write_enable.next = self.send_new.val() | self.send_rtx.val();
+            (bit_cast::<40, 8>(self.w_ev.q.val()) << 32) | bit_cast::<40, 32>(self.dl.val());
+        self.ram.write_enable.next = self.w_en.q.val();
+        self.byp.d.next = self.w_en.q.val() & (self.w_addr.q.val() == self.raddr.val());
+        self.byp_ev.d.next = self.w_ev.q.val();
+        self.byp_dl.d.next = self.dl.val();
 
         // ---------------- S2 -> S3: registers of the op in S2 -----------------------------
         self.s3_sack.d.next = self.s2_sack.q.val();
@@ -700,8 +737,13 @@ impl Logic for SackTxScoreboard {
         self.s3_slot.d.next = self.s2_slot.q.val();
         self.s3_conf.d.next =
             (self.send_new.val() | self.send_rtx.val()) & (self.slot.val() == self.s2_slot.q.val());
-        self.d_ev.d.next = bit_cast::<8, 40>(self.ram.read_data.val() >> 32);
-        self.d_dl.d.next = bit_cast::<32, 40>(self.ram.read_data.val());
+        if self.byp.q.val() {
+            self.d_ev.d.next = self.byp_ev.q.val();
+            self.d_dl.d.next = self.byp_dl.q.val();
+        } else {
+            self.d_ev.d.next = bit_cast::<8, 40>(self.ram.read_data.val() >> 32);
+            self.d_dl.d.next = bit_cast::<32, 40>(self.ram.read_data.val());
+        }
 
         // S2 masks: cumulative and hole thermometers from una_slot at S1, the bitmap shifted
         // by base % 8 and placed as 9 bytes from abyte base / 8 (one-hot s2_bext).
