@@ -171,6 +171,9 @@ pub struct SackTxScoreboard {
     byp: DFF<Bit>,
     byp_ev: DFF<Bits<8>>,
     byp_dl: DFF<Bits<32>>,
+    win0: DFF<Bit>,
+    win1: DFF<Bit>,
+    sn_q: DFF<Bit>,
     d_ev: DFF<Bits<8>>,
     d_dl: DFF<Bits<32>>,
     p2_valid: DFF<Bit>,
@@ -275,6 +278,8 @@ pub struct SackTxScoreboard {
     una18: Signal<Local, Bits<18>>,
     psl: Signal<Local, Bits<10>>,
     dnu: Signal<Local, Bits<24>>,
+    dnu1: Signal<Local, Bits<24>>,
+    nxt1: Signal<Local, Bits<24>>,
     b1: Signal<Local, Bit>,
     f4: Signal<Local, Bits<4>>,
     f4b: Signal<Local, Bits<4>>,
@@ -414,6 +419,9 @@ impl SackTxScoreboard {
             byp: Default::default(),
             byp_ev: Default::default(),
             byp_dl: Default::default(),
+            win0: Default::default(),
+            win1: Default::default(),
+            sn_q: Default::default(),
             d_ev: Default::default(),
             d_dl: Default::default(),
             p2_valid: Default::default(),
@@ -518,6 +526,8 @@ impl SackTxScoreboard {
             una18: Default::default(),
             psl: Default::default(),
             dnu: Default::default(),
+            dnu1: Default::default(),
+            nxt1: Default::default(),
             b1: Default::default(),
             f4: Default::default(),
             f4b: Default::default(),
@@ -601,6 +611,9 @@ impl Logic for SackTxScoreboard {
             byp,
             byp_ev,
             byp_dl,
+            win0,
+            win1,
+            sn_q,
             d_ev,
             d_dl,
             p2_valid,
@@ -640,8 +653,13 @@ impl Logic for SackTxScoreboard {
             }
         }
         self.in_win.next = self.relp.val() < self.n_out.val();
-        self.dnu.next = self.r_nxt.q.val() - self.una_d2.q.val();
-        self.win_ok.next = self.dnu.val() < self.wc.val();
+        // win_ok = nxt - una_d2 < W, formed a cycle early for both outcomes of that cycle's
+        // SEND (una_d2 = the previous una_d1): win0 if nxt stayed, win1 if it advanced.
+        if self.sn_q.q.val() {
+            self.win_ok.next = self.win1.q.val();
+        } else {
+            self.win_ok.next = self.win0.q.val();
+        }
         self.is_send.next = self.q_op.q.val() == 1;
         self.is_sack.next = self.q_op.q.val() == 2;
         self.is_nack.next = self.q_op.q.val() == 3;
@@ -1018,6 +1036,12 @@ impl Logic for SackTxScoreboard {
             self.r_nxt.d.next = self.r_nxt.q.val() + 1;
         }
         self.una_d1.d.next = self.r_una.q.val();
+        self.dnu.next = self.r_nxt.q.val() - self.una_d1.q.val();
+        self.nxt1.next = self.r_nxt.q.val() + 1;
+        self.dnu1.next = self.nxt1.val() - self.una_d1.q.val();
+        self.win0.d.next = self.dnu.val() < self.wc.val();
+        self.win1.d.next = self.dnu1.val() < self.wc.val();
+        self.sn_q.d.next = self.send_new.val();
         self.una_d2.d.next = self.una_d1.q.val();
         if self.is_tick.val() {
             self.now.d.next = self.now.q.val() + 1;
@@ -1132,6 +1156,8 @@ impl Logic for SackTxScoreboard {
             self.r_nxt.d.next = self.init_psn.val();
             self.una_d1.d.next = self.init_psn.val();
             self.una_d2.d.next = self.init_psn.val();
+            self.win0.d.next = true;
+            self.sn_q.d.next = false;
             self.now.d.next = bits::<32>(0);
             self.head_tmo.d.next = bits::<6>(0);
             self.err.d.next = false;

@@ -290,6 +290,7 @@ impl SackTxScoreboard {
         let slot = q.psn as usize & wm;
         let (fo, fa, fr) = (self.out[slot], self.ack[slot], self.rtx[slot]);
         let in_win = rel < n_out;
+        // (the RTL forms this a cycle early, for both outcomes of that cycle's SEND)
         let win_ok = (nxt.wrapping_sub(self.una_d2) & PSN_MASK) < w as u32;
         let err = self.err;
         let is = |o: u8| q.op == o;
@@ -322,7 +323,9 @@ impl SackTxScoreboard {
         let tick_chk = is(OP_TICK) && !err;
         let ab_delta = q.rb.wrapping_sub(self.last_rb) & PSN_MASK;
 
-        // EV RAM: read (old data), then the SEND's write.
+        // EV RAM: read (old data), then the SEND's write. (The RTL registers the write and
+        // lands it one edge later, with a bypass for a read of that slot in between; the data
+        // any read returns is the same, so the model writes here.)
         let raddr = if is(OP_TICK) { una_slot } else { slot };
         let rd_next = (self.ram_ev[raddr], self.ram_dl[raddr]);
         if send_new || send_rtx {
