@@ -1,14 +1,18 @@
 //! `sack_tx_scoreboard`: the sender's retransmission scoreboard for one QP (MRC notes 1, 3).
 //!
 //! ```text
-//!  op + fields --S0 regs (q_*, one-hot q_hot of psn % W, msb(bitmap))
+//!  op + fields --S0 regs (q_*, one-hot q_hot of psn % W, msb(bitmap) as an 8 x 8 encoder,
+//!                  una-free SACK sums q_c1 = cack + 1, q_x = cack + off, q_xm = q_x + msb,
+//!                  q_h = highest SACKed + 1, q_thr1)
 //!                  |
 //!  S1  checks against committed una/nxt + slot flags (AND-OR over q_hot)
-//!      SEND  new (psn == nxt, window vs una_d2) | retransmit (marked) | refused
-//!            -> flags at this edge, EV RAM write {ev, now + 2^e}
+//!      SEND  new (psn == nxt, window vs una_d2 from win0/win1) | retransmit (marked) | refused
+//!            -> flags at this edge, EV RAM write registered (w_*), {ev, now + 2^e} one edge
+//!            later; a read meeting that pending write takes its data (byp)
 //!      NACK  valid -> mark need_rtx at this edge; EV RAM read at the slot
 //!      TICK  now++; EV RAM read at the head (una % W)
-//!      SACK  cack/offset/bitmap checks (stale / bad / good), lengths, base slot
+//!      SACK  cack/offset/bitmap checks (stale / bad / good): one subtract of una from each
+//!            S0 sum, in parallel, then one compare; lengths; base slot = q_x % W
 //!                  |  (s2_*; RAM data)
 //!  S2  SACK masks: cum = (k - lo) % W < cack - una + 1, hole = ... < hr - thr,
 //!      bitmap << base % 8 placed as 9 bytes at abyte base / 8 (one-hot, 9:1 per abyte)
@@ -25,9 +29,10 @@
 //! One op per clock, every output registered. Per slot (`psn % W`) there are four flops:
 //! outstanding, acked, need-retransmit and hole-marked; the EV index and deadline live in a
 //! RAM (40 bits: ev << 32 | deadline), written at S1 by a SEND and read at S1 by a NACK or
-//! TICK. Reads and writes are both in S1 and there is one op per clock, so a read never
-//! meets a same-cycle write; a write at cycle t is visible to a read at t+1 (rust-hdl's RAM
-//! reads synchronously, old data on a same-address write).
+//! TICK. The write is registered (`w_*`) and lands at the edge after S1, so the next op's S1
+//! read can meet it in the same cycle; rust-hdl's RAM then returns old data, so `byp` records
+//! the match and the pending write's {ev, deadline} replace the read data. Every read therefore
+//! returns what a write at S1 would give (the model writes at S1).
 //!
 //! Timers: `now` counts TICKs (1.024 us). A SEND stores `now + 2^e`, `e = rto_exp` for a
 //! non-head PSN and `rto_exp + max(head_tmo - rto_linear_retries, 0)` for the head, capped at
