@@ -1,14 +1,18 @@
 //! `sack_tx_scoreboard`: the sender's retransmission scoreboard for one QP (MRC notes 1, 3).
 //!
 //! ```text
-//!  op + fields --S0 regs (q_*, one-hot q_hot of psn % W, msb(bitmap))
+//!  op + fields --S0 regs (q_*, one-hot q_hot of psn % W, msb(bitmap) as an 8 x 8 encoder,
+//!                  una-free SACK sums q_c1 = cack + 1, q_x = cack + off, q_xm = q_x + msb,
+//!                  q_h = highest SACKed + 1, q_thr1)
 //!                  |
 //!  S1  checks against committed una/nxt + slot flags (AND-OR over q_hot)
-//!      SEND  new (psn == nxt, window vs una_d2) | retransmit (marked) | refused
-//!            -> flags at this edge, EV RAM write {ev, now + 2^e}
+//!      SEND  new (psn == nxt, window vs una_d2 from win0/win1) | retransmit (marked) | refused
+//!            -> flags at this edge, EV RAM write registered (w_*), {ev, now + 2^e} one edge
+//!            later; a read meeting that pending write takes its data (byp)
 //!      NACK  valid -> mark need_rtx at this edge; EV RAM read at the slot
 //!      TICK  now++; EV RAM read at the head (una % W)
-//!      SACK  cack/offset/bitmap checks (stale / bad / good), lengths, base slot
+//!      SACK  cack/offset/bitmap checks (stale / bad / good): one subtract of una from each
+//!            S0 sum, in parallel, then one compare; lengths; base slot = q_x % W
 //!                  |  (s2_*; RAM data)
 //!  S2  SACK masks: cum = (k - lo) % W < cack - una + 1, hole = ... < hr - thr,
 //!      bitmap << base % 8 placed as 9 bytes at abyte base / 8 (one-hot, 9:1 per abyte)
@@ -25,9 +29,10 @@
 //! One op per clock, every output registered. Per slot (`psn % W`) there are four flops:
 //! outstanding, acked, need-retransmit and hole-marked; the EV index and deadline live in a
 //! RAM (40 bits: ev << 32 | deadline), written at S1 by a SEND and read at S1 by a NACK or
-//! TICK. Reads and writes are both in S1 and there is one op per clock, so a read never
-//! meets a same-cycle write; a write at cycle t is visible to a read at t+1 (rust-hdl's RAM
-//! reads synchronously, old data on a same-address write).
+//! TICK. The write is registered (`w_*`) and lands at the edge after S1, so the next op's S1
+//! read can meet it in the same cycle; rust-hdl's RAM then returns old data, so `byp` records
+//! the match and the pending write's {ev, deadline} replace the read data. Every read therefore
+//! returns what a write at S1 would give (the model writes at S1).
 //!
 //! Timers: `now` counts TICKs (1.024 us). A SEND stores `now + 2^e`, `e = rto_exp` for a
 //! non-head PSN and `rto_exp + max(head_tmo - rto_linear_retries, 0)` for the head, capped at
@@ -105,16 +110,21 @@ pub struct SackTxScoreboard {
     bbc: Vec<Constant<Bits<10>>>,
     c8: Vec<Constant<Bits<7>>>,
     c6: Vec<Constant<Bits<6>>>,
+    c3: Vec<Constant<Bits<3>>>,
     nibble: Vec<Constant<Bits<4>>>,
     gbase: Vec<Constant<Bits<10>>>,
     ram: RAM<Bits<40>, 10>,
     q_op: DFF<Bits<3>>,
     q_psn: DFF<Bits<24>>,
     q_ev: DFF<Bits<8>>,
-    q_cack: DFF<Bits<24>>,
     q_off: DFF<Bits<16>>,
     q_bm: DFF<Bits<64>>,
-    q_msb: DFF<Bits<6>>,
+    q_bmnz: DFF<Bit>,
+    q_c1: DFF<Bits<24>>,
+    q_x: DFF<Bits<18>>,
+    q_xm: DFF<Bits<18>>,
+    q_h: DFF<Bits<18>>,
+    q_thr1: DFF<Bits<18>>,
     q_m: DFF<Bits<2>>,
     q_rb: DFF<Bits<24>>,
     q_reason: DFF<Bits<8>>,
@@ -158,6 +168,17 @@ pub struct SackTxScoreboard {
     s3_una: DFF<Bits<24>>,
     s3_slot: DFF<Bits<10>>,
     s3_conf: DFF<Bit>,
+    w_en: DFF<Bit>,
+    w_addr: DFF<Bits<10>>,
+    w_ev: DFF<Bits<8>>,
+    w_now: DFF<Bits<32>>,
+    w_e: DFF<Bits<5>>,
+    byp: DFF<Bit>,
+    byp_ev: DFF<Bits<8>>,
+    byp_dl: DFF<Bits<32>>,
+    win0: DFF<Bit>,
+    win1: DFF<Bit>,
+    sn_q: DFF<Bit>,
     d_ev: DFF<Bits<8>>,
     d_dl: DFF<Bits<32>>,
     p2_valid: DFF<Bit>,
@@ -224,6 +245,7 @@ pub struct SackTxScoreboard {
     e7: Signal<Local, Bits<7>>,
     e5: Signal<Local, Bits<5>>,
     dl: Signal<Local, Bits<32>>,
+    raddr: Signal<Local, Bits<10>>,
     sh72: Signal<Local, Bits<72>>,
     t8: Signal<Local, Bits<8>>,
     relk: Signal<Local, Bits<10>>,
@@ -252,8 +274,17 @@ pub struct SackTxScoreboard {
     sel_a: Signal<Local, Bits<10>>,
     cv: Signal<Local, Bit>,
     t6: Signal<Local, Bits<6>>,
+    t7: Signal<Local, Bits<7>>,
+    t3: Signal<Local, Bits<3>>,
+    tb: Signal<Local, Bit>,
+    xs: Signal<Local, Bits<18>>,
+    xm: Signal<Local, Bits<18>>,
+    xh: Signal<Local, Bits<18>>,
+    una18: Signal<Local, Bits<18>>,
     psl: Signal<Local, Bits<10>>,
     dnu: Signal<Local, Bits<24>>,
+    dnu1: Signal<Local, Bits<24>>,
+    nxt1: Signal<Local, Bits<24>>,
     b1: Signal<Local, Bit>,
     f4: Signal<Local, Bits<4>>,
     f4b: Signal<Local, Bits<4>>,
@@ -321,6 +352,7 @@ impl SackTxScoreboard {
                 .collect(),
             c8: (0..9u64).map(|j| Constant::new((8 * j).into())).collect(),
             c6: (0..64u64).map(|j| Constant::new(j.into())).collect(),
+            c3: (0..8u64).map(|j| Constant::new(j.into())).collect(),
             nibble: (0..16u64).map(|j| Constant::new(j.into())).collect(),
             gbase: (0..groups as u64)
                 .map(|g| Constant::new((16 * g).into()))
@@ -333,10 +365,14 @@ impl SackTxScoreboard {
             q_op: Default::default(),
             q_psn: Default::default(),
             q_ev: Default::default(),
-            q_cack: Default::default(),
             q_off: Default::default(),
             q_bm: Default::default(),
-            q_msb: Default::default(),
+            q_bmnz: Default::default(),
+            q_c1: Default::default(),
+            q_x: Default::default(),
+            q_xm: Default::default(),
+            q_h: Default::default(),
+            q_thr1: Default::default(),
             q_m: Default::default(),
             q_rb: Default::default(),
             q_reason: Default::default(),
@@ -380,6 +416,17 @@ impl SackTxScoreboard {
             s3_una: Default::default(),
             s3_slot: Default::default(),
             s3_conf: Default::default(),
+            w_en: Default::default(),
+            w_addr: Default::default(),
+            w_ev: Default::default(),
+            w_now: Default::default(),
+            w_e: Default::default(),
+            byp: Default::default(),
+            byp_ev: Default::default(),
+            byp_dl: Default::default(),
+            win0: Default::default(),
+            win1: Default::default(),
+            sn_q: Default::default(),
             d_ev: Default::default(),
             d_dl: Default::default(),
             p2_valid: Default::default(),
@@ -446,6 +493,7 @@ impl SackTxScoreboard {
             e7: Default::default(),
             e5: Default::default(),
             dl: Default::default(),
+            raddr: Default::default(),
             sh72: Default::default(),
             t8: Default::default(),
             relk: Default::default(),
@@ -474,8 +522,17 @@ impl SackTxScoreboard {
             sel_a: Default::default(),
             cv: Default::default(),
             t6: Default::default(),
+            t7: Default::default(),
+            t3: Default::default(),
+            tb: Default::default(),
+            xs: Default::default(),
+            xm: Default::default(),
+            xh: Default::default(),
+            una18: Default::default(),
             psl: Default::default(),
             dnu: Default::default(),
+            dnu1: Default::default(),
+            nxt1: Default::default(),
             b1: Default::default(),
             f4: Default::default(),
             f4b: Default::default(),
@@ -500,10 +557,14 @@ impl Logic for SackTxScoreboard {
             q_op,
             q_psn,
             q_ev,
-            q_cack,
             q_off,
             q_bm,
-            q_msb,
+            q_bmnz,
+            q_c1,
+            q_x,
+            q_xm,
+            q_h,
+            q_thr1,
             q_m,
             q_rb,
             q_reason,
@@ -547,6 +608,17 @@ impl Logic for SackTxScoreboard {
             s3_una,
             s3_slot,
             s3_conf,
+            w_en,
+            w_addr,
+            w_ev,
+            w_now,
+            w_e,
+            byp,
+            byp_ev,
+            byp_dl,
+            win0,
+            win1,
+            sn_q,
             d_ev,
             d_dl,
             p2_valid,
@@ -586,8 +658,13 @@ impl Logic for SackTxScoreboard {
             }
         }
         self.in_win.next = self.relp.val() < self.n_out.val();
-        self.dnu.next = self.r_nxt.q.val() - self.una_d2.q.val();
-        self.win_ok.next = self.dnu.val() < self.wc.val();
+        // win_ok = nxt - una_d2 < W, formed a cycle early for both outcomes of that cycle's
+        // SEND (una_d2 = the previous una_d1): win0 if nxt stayed, win1 if it advanced.
+        if self.sn_q.q.val() {
+            self.win_ok.next = self.win1.q.val();
+        } else {
+            self.win_ok.next = self.win0.q.val();
+        }
         self.is_send.next = self.q_op.q.val() == 1;
         self.is_sack.next = self.q_op.q.val() == 2;
         self.is_nack.next = self.q_op.q.val() == 3;
@@ -608,13 +685,15 @@ impl Logic for SackTxScoreboard {
             & self.in_win.val()
             & self.fo.val()
             & !self.fa.val();
-        self.ca.next = self.q_cack.q.val() - self.r_una.q.val() + 1;
+        // SACK checks: every una-independent sum was formed at S0 (q_c1 = cack + 1,
+        // q_x = cack + offset, q_xm = q_x + msb, q_h = highest SACKed + 1), so each quantity
+        // here is one subtract of una, all in parallel, then one compare.
+        self.una18.next = bit_cast::<18, 24>(self.r_una.q.val());
+        self.ca.next = self.q_c1.q.val() - self.r_una.q.val();
         self.cum_ok.next = self.ca.val() <= self.n_out.val();
         self.off_pos.next = !self.q_off.q.val().get_bit(15) & (self.q_off.q.val() != 0);
-        self.bmnz.next = self.q_bm.q.val() != 0;
-        self.rb.next =
-            bit_cast::<18, 24>(self.ca.val()) + bit_cast::<18, 16>(self.q_off.q.val()) - 1;
-        self.rbm.next = self.rb.val() + bit_cast::<18, 6>(self.q_msb.q.val());
+        self.bmnz.next = self.q_bmnz.q.val();
+        self.rbm.next = self.q_xm.q.val() - self.una18.val();
         self.bm_ok.next =
             !self.bmnz.val() | (bit_cast::<24, 18>(self.rbm.val()) < self.n_out.val());
         self.sack_good.next = self.is_sack.val()
@@ -624,24 +703,23 @@ impl Logic for SackTxScoreboard {
             & self.bm_ok.val();
         self.stale.next =
             self.is_sack.val() & !self.err.q.val() & !self.cum_ok.val() & self.ca.val().get_bit(23);
-        if self.bmnz.val() {
-            self.hr1.next = self.rb.val() + bit_cast::<18, 6>(self.q_msb.q.val()) + 1;
-        } else {
-            self.hr1.next = bit_cast::<18, 24>(self.ca.val());
-        }
-        self.thr1.next = bit_cast::<18, 10>(self.q_thr.q.val()) + 1;
+        self.hr1.next = self.q_h.q.val() - self.una18.val();
+        self.thr1.next = self.q_thr1.q.val();
+        self.rb.next = self.hr1.val() - self.thr1.val();
         self.lh.next = bits::<11>(0);
         if (self.q_thr.q.val() != 0) & (self.hr1.val() > self.thr1.val()) {
-            self.lh.next = bit_cast::<11, 18>(self.hr1.val() - self.thr1.val());
+            self.lh.next = bit_cast::<11, 18>(self.rb.val());
         }
-        self.bs.next = (self.una_slot.val() + bit_cast::<10, 18>(self.rb.val())) & self.wm.val();
+        // base slot = (una + cack + offset - una) % W
+        self.bs.next = bit_cast::<10, 18>(self.q_x.q.val()) & self.wm.val();
 
         // EV RAM: one read (TICK: the head; otherwise the op's PSN), the SEND's write.
         if self.is_tick.val() {
-            self.ram.read_address.next = self.una_slot.val();
+            self.raddr.next = self.una_slot.val();
         } else {
-            self.ram.read_address.next = self.slot.val();
+            self.raddr.next = self.slot.val();
         }
+        self.ram.read_address.next = self.raddr.val();
         self.extra.next = bits::<6>(0);
         if (self.q_psn.q.val() == self.r_una.q.val())
             & (self.head_tmo.q.val() > bit_cast::<6, 3>(self.q_lin.q.val()))
@@ -653,11 +731,21 @@ impl Logic for SackTxScoreboard {
         if self.e7.val() > 30 {
             self.e5.next = bits::<5>(30);
         }
-        self.dl.next = self.now.q.val() + (bits::<32>(1) << self.e5.val());
-        self.ram.write_address.next = self.slot.val();
+        // The SEND's write is registered (slot, ev, now, exponent) and lands one edge later;
+        // a read meeting that pending write in the same cycle takes the written data (byp).
+        self.w_en.d.next = self.send_new.val() | self.send_rtx.val();
+        self.w_addr.d.next = self.slot.val();
+        self.w_ev.d.next = self.q_ev.q.val();
+        self.w_now.d.next = self.now.q.val();
+        self.w_e.d.next = self.e5.val();
+        self.dl.next = self.w_now.q.val() + (bits::<32>(1) << self.w_e.q.val());
+        self.ram.write_address.next = self.w_addr.q.val();
         self.ram.write_data.next =
-            (bit_cast::<40, 8>(self.q_ev.q.val()) << 32) | bit_cast::<40, 32>(self.dl.val());
-        self.ram.write_enable.next = self.send_new.val() | self.send_rtx.val();
+            (bit_cast::<40, 8>(self.w_ev.q.val()) << 32) | bit_cast::<40, 32>(self.dl.val());
+        self.ram.write_enable.next = self.w_en.q.val();
+        self.byp.d.next = self.w_en.q.val() & (self.w_addr.q.val() == self.raddr.val());
+        self.byp_ev.d.next = self.w_ev.q.val();
+        self.byp_dl.d.next = self.dl.val();
 
         // ---------------- S2 -> S3: registers of the op in S2 -----------------------------
         self.s3_sack.d.next = self.s2_sack.q.val();
@@ -672,8 +760,13 @@ impl Logic for SackTxScoreboard {
         self.s3_slot.d.next = self.s2_slot.q.val();
         self.s3_conf.d.next =
             (self.send_new.val() | self.send_rtx.val()) & (self.slot.val() == self.s2_slot.q.val());
-        self.d_ev.d.next = bit_cast::<8, 40>(self.ram.read_data.val() >> 32);
-        self.d_dl.d.next = bit_cast::<32, 40>(self.ram.read_data.val());
+        if self.byp.q.val() {
+            self.d_ev.d.next = self.byp_ev.q.val();
+            self.d_dl.d.next = self.byp_dl.q.val();
+        } else {
+            self.d_ev.d.next = bit_cast::<8, 40>(self.ram.read_data.val() >> 32);
+            self.d_dl.d.next = bit_cast::<32, 40>(self.ram.read_data.val());
+        }
 
         // S2 masks: cumulative and hole thermometers from una_slot at S1, the bitmap shifted
         // by base % 8 and placed as 9 bytes from abyte base / 8 (one-hot s2_bext).
@@ -948,6 +1041,12 @@ impl Logic for SackTxScoreboard {
             self.r_nxt.d.next = self.r_nxt.q.val() + 1;
         }
         self.una_d1.d.next = self.r_una.q.val();
+        self.dnu.next = self.r_nxt.q.val() - self.una_d1.q.val();
+        self.nxt1.next = self.r_nxt.q.val() + 1;
+        self.dnu1.next = self.nxt1.val() - self.una_d1.q.val();
+        self.win0.d.next = self.dnu.val() < self.wc.val();
+        self.win1.d.next = self.dnu1.val() < self.wc.val();
+        self.sn_q.d.next = self.send_new.val();
         self.una_d2.d.next = self.una_d1.q.val();
         if self.is_tick.val() {
             self.now.d.next = self.now.q.val() + 1;
@@ -957,24 +1056,28 @@ impl Logic for SackTxScoreboard {
         }
         self.o_cs.d.next = !self.err.q.val() & self.win_ok.val();
         self.o_ap.d.next = self.pc.val();
-        self.c_new_sends.d.next =
-            self.c_new_sends.q.val() + bit_cast::<32, 1>(self.send_new.val().into());
-        self.c_retransmits.d.next =
-            self.c_retransmits.q.val() + bit_cast::<32, 1>(self.send_rtx.val().into());
-        self.c_timeouts.d.next =
-            self.c_timeouts.q.val() + bit_cast::<32, 1>(self.fire.val().into());
-        self.c_bad_send.d.next = self.c_bad_send.q.val()
-            + bit_cast::<32, 1>(
-                (self.is_send.val() & !self.send_new.val() & !self.send_rtx.val()).into(),
-            );
-        self.c_stale_sack.d.next =
-            self.c_stale_sack.q.val() + bit_cast::<32, 1>(self.stale.val().into());
-        self.c_bad_sack.d.next = self.c_bad_sack.q.val()
-            + bit_cast::<32, 1>(
-                (self.is_sack.val() & !self.sack_good.val() & !self.stale.val()).into(),
-            );
-        self.c_bad_nack.d.next = self.c_bad_nack.q.val()
-            + bit_cast::<32, 1>((self.is_nack.val() & !self.nack_ok.val()).into());
+        // counters: the +1 is formed from the flop alone, the condition only selects
+        if self.send_new.val() {
+            self.c_new_sends.d.next = self.c_new_sends.q.val() + 1;
+        }
+        if self.send_rtx.val() {
+            self.c_retransmits.d.next = self.c_retransmits.q.val() + 1;
+        }
+        if self.fire.val() {
+            self.c_timeouts.d.next = self.c_timeouts.q.val() + 1;
+        }
+        if self.is_send.val() & !self.send_new.val() & !self.send_rtx.val() {
+            self.c_bad_send.d.next = self.c_bad_send.q.val() + 1;
+        }
+        if self.stale.val() {
+            self.c_stale_sack.d.next = self.c_stale_sack.q.val() + 1;
+        }
+        if self.is_sack.val() & !self.sack_good.val() & !self.stale.val() {
+            self.c_bad_sack.d.next = self.c_bad_sack.q.val() + 1;
+        }
+        if self.is_nack.val() & !self.nack_ok.val() {
+            self.c_bad_nack.d.next = self.c_bad_nack.q.val() + 1;
+        }
 
         // S1 -> S2
         self.s2_sack.d.next = self.sack_good.val();
@@ -1005,16 +1108,39 @@ impl Logic for SackTxScoreboard {
         self.q_op.d.next = self.op.val();
         self.q_psn.d.next = self.psn.val();
         self.q_ev.d.next = self.ev_idx.val();
-        self.q_cack.d.next = self.cack.val();
         self.q_off.d.next = self.offset.val();
         self.q_bm.d.next = self.bitmap.val();
+        // msb(bitmap), two-level: per byte the highest set bit (8-deep), then the highest
+        // non-zero byte (8-deep); t7 = msb + 1 from the same selection.
         self.t6.next = bits::<6>(0);
-        for j in 0..64 {
-            if self.bitmap.val().get_bit(j) {
-                self.t6.next = self.c6[j].val();
+        for j in 0..8 {
+            self.t3.next = bits::<3>(0);
+            self.tb.next = false;
+            for i in 0..8 {
+                if self.bitmap.val().get_bit(j * 8 + i) {
+                    self.t3.next = self.c3[i].val();
+                    self.tb.next = true;
+                }
+            }
+            if self.tb.val() {
+                self.t6.next = self.c6[j * 8].val() | bit_cast::<6, 3>(self.t3.val());
             }
         }
-        self.q_msb.d.next = self.t6.val();
+        self.t7.next = bit_cast::<7, 6>(self.t6.val()) + 1;
+        self.q_bmnz.d.next = self.bitmap.val() != 0;
+        // una-independent SACK sums (mod 2^18 where 18 bits suffice)
+        self.q_c1.d.next = self.cack.val() + 1;
+        self.xs.next = bit_cast::<18, 24>(self.cack.val()) + bit_cast::<18, 16>(self.offset.val());
+        self.q_x.d.next = self.xs.val();
+        self.xm.next = self.xs.val() + bit_cast::<18, 6>(self.t6.val());
+        self.q_xm.d.next = self.xm.val();
+        self.xh.next = self.xs.val() + bit_cast::<18, 7>(self.t7.val());
+        if self.bitmap.val() != 0 {
+            self.q_h.d.next = self.xh.val();
+        } else {
+            self.q_h.d.next = bit_cast::<18, 24>(self.cack.val()) + 1;
+        }
+        self.q_thr1.d.next = bit_cast::<18, 10>(self.rtx_ooo_threshold.val()) + 1;
         self.q_m.d.next = self.m.val();
         self.q_rb.d.next = self.rcvd_bytes.val();
         self.q_reason.d.next = self.reason.val();
@@ -1035,6 +1161,8 @@ impl Logic for SackTxScoreboard {
             self.r_nxt.d.next = self.init_psn.val();
             self.una_d1.d.next = self.init_psn.val();
             self.una_d2.d.next = self.init_psn.val();
+            self.win0.d.next = true;
+            self.sn_q.d.next = false;
             self.now.d.next = bits::<32>(0);
             self.head_tmo.d.next = bits::<6>(0);
             self.err.d.next = false;

@@ -100,10 +100,16 @@ struct Op {
     op: u8,
     psn: u32,
     ev: u8,
-    cack: u32,
     off: u16,
     bm: u64,
-    msb: u32,
+    /// bitmap != 0
+    bmnz: bool,
+    /// una-independent SACK sums formed at S0: cack + 1; (cack + offset), + msb(bitmap),
+    /// and the highest SACKed PSN + 1 (bitmap: cack + offset + msb + 1, else cack + 1), mod 2^18
+    c1: u32,
+    x: u32,
+    xm: u32,
+    h: u32,
     m: u8,
     rb: u32,
     reason: u8,
@@ -118,6 +124,8 @@ pub struct SackTxScoreboard {
     q_lin: u32,
     q_back: u32,
     q_thr: u32,
+    /// threshold + 1
+    q_thr1: u32,
     // committed state
     una: u32,
     nxt: u32,
@@ -200,6 +208,7 @@ impl SackTxScoreboard {
             q_lin: 0,
             q_back: 0,
             q_thr: 0,
+            q_thr1: 0,
             una: 0,
             nxt: 0,
             una_d1: 0,
@@ -281,6 +290,7 @@ impl SackTxScoreboard {
         let slot = q.psn as usize & wm;
         let (fo, fa, fr) = (self.out[slot], self.ack[slot], self.rtx[slot]);
         let in_win = rel < n_out;
+        // (the RTL forms this a cycle early, for both outcomes of that cycle's SEND)
         let win_ok = (nxt.wrapping_sub(self.una_d2) & PSN_MASK) < w as u32;
         let err = self.err;
         let is = |o: u8| q.op == o;
@@ -289,33 +299,33 @@ impl SackTxScoreboard {
         let bad_send = is(OP_SEND) && !send_new && !send_rtx;
         let nack_ok = is(OP_NACK) && !err && in_win && fo && !fa;
         let bad_nack = is(OP_NACK) && !nack_ok;
-        let ca = q.cack.wrapping_sub(una).wrapping_add(1) & PSN_MASK;
+        // each SACK quantity is one subtract of una from an S0 sum
+        let ca = q.c1.wrapping_sub(una) & PSN_MASK;
         let cum_ok = ca <= n_out;
         let off_pos = (q.off as i16) >= 1;
-        let bmnz = q.bm != 0;
-        // rb = base - una (only meaningful when cum_ok and off_pos)
-        let rb = (ca + q.off as u32).wrapping_sub(1) & 0x3_FFFF;
-        let bm_ok = !bmnz || ((rb + q.msb) & 0x3_FFFF) < n_out;
+        let bmnz = q.bmnz;
+        // (base + msb) - una (only meaningful when cum_ok and off_pos)
+        let rbm = q.xm.wrapping_sub(una) & 0x3_FFFF;
+        let bm_ok = !bmnz || rbm < n_out;
         let sack_good = is(OP_SACK) && !err && cum_ok && off_pos && bm_ok;
         let stale_sack = is(OP_SACK) && !err && !cum_ok && (ca >> 23) & 1 == 1;
         let bad_sack = is(OP_SACK) && !sack_good && !stale_sack;
         // highest SACKed PSN relative to una, plus one; hole length below it
-        let hr1 = if bmnz {
-            (rb + q.msb + 1) & 0x3_FFFF
-        } else {
-            ca & 0x3_FFFF
-        };
-        let thr1 = self.q_thr + 1;
+        let hr1 = q.h.wrapping_sub(una) & 0x3_FFFF;
+        let thr1 = self.q_thr1;
         let lh = if self.q_thr != 0 && hr1 > thr1 {
             ((hr1 - thr1) & 0x7FF) as usize
         } else {
             0
         };
-        let bs = (una as usize + rb as usize) & wm;
+        // base slot: (una + (cack + offset - una)) % W
+        let bs = q.x as usize & wm;
         let tick_chk = is(OP_TICK) && !err;
         let ab_delta = q.rb.wrapping_sub(self.last_rb) & PSN_MASK;
 
-        // EV RAM: read (old data), then the SEND's write.
+        // EV RAM: read (old data), then the SEND's write. (The RTL registers the write and
+        // lands it one edge later, with a bypass for a read of that slot in between; the data
+        // any read returns is the same, so the model writes here.)
         let raddr = if is(OP_TICK) { una_slot } else { slot };
         let rd_next = (self.ram_ev[raddr], self.ram_dl[raddr]);
         if send_new || send_rtx {
@@ -562,17 +572,27 @@ impl SackTxScoreboard {
         self.p2_valid = n_p2_valid;
         self.p2_slot = n_p2_slot;
         // S0 <- inputs
+        let cack = x.cack & PSN_MASK;
+        let msb = if x.bitmap == 0 {
+            0
+        } else {
+            63 - x.bitmap.leading_zeros()
+        };
+        let xs = (cack + u32::from(x.offset)) & 0x3_FFFF;
         self.q = Op {
             op: x.op & 7,
             psn: x.psn & PSN_MASK,
             ev: x.ev_idx,
-            cack: x.cack & PSN_MASK,
             off: x.offset,
             bm: x.bitmap,
-            msb: if x.bitmap == 0 {
-                0
+            bmnz: x.bitmap != 0,
+            c1: (cack + 1) & PSN_MASK,
+            x: xs,
+            xm: (xs + msb) & 0x3_FFFF,
+            h: if x.bitmap != 0 {
+                (xs + msb + 1) & 0x3_FFFF
             } else {
-                63 - x.bitmap.leading_zeros()
+                (cack + 1) & 0x3_FFFF
             },
             m: x.m & 3,
             rb: x.rcvd_bytes & PSN_MASK,
@@ -582,6 +602,7 @@ impl SackTxScoreboard {
         self.q_lin = u32::from(x.rto_linear_retries & 7);
         self.q_back = u32::from(x.rto_backoff_retries & 31);
         self.q_thr = u32::from(x.rtx_ooo_threshold & 0x3FF);
+        self.q_thr1 = self.q_thr + 1;
         if x.rst {
             self.reset(x.init_psn & PSN_MASK);
         }
