@@ -351,7 +351,7 @@ impl SackTxScoreboard {
                 .map(|x| Constant::new((((x + 2 * nb - 8) % nb) as u64).into()))
                 .collect(),
             c8: (0..9u64).map(|j| Constant::new((8 * j).into())).collect(),
-            c6: (0..64u64).map(|j| Constant::new(j.into())).collect(),
+            c6: (0..8u64).map(|j| Constant::new((j * 8).into())).collect(),
             c3: (0..8u64).map(|j| Constant::new(j.into())).collect(),
             nibble: (0..16u64).map(|j| Constant::new(j.into())).collect(),
             gbase: (0..groups as u64)
@@ -1123,7 +1123,7 @@ impl Logic for SackTxScoreboard {
                 }
             }
             if self.tb.val() {
-                self.t6.next = self.c6[j * 8].val() | bit_cast::<6, 3>(self.t3.val());
+                self.t6.next = self.c6[j].val() | bit_cast::<6, 3>(self.t3.val());
             }
         }
         self.t7.next = bit_cast::<7, 6>(self.t6.val()) + 1;
