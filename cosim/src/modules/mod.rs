@@ -8,6 +8,7 @@ pub mod sack_rx_tracker;
 pub mod sack_tx_scoreboard;
 
 use crate::error::CosimError;
+use crate::ports::{Port, PortMap};
 use crate::stepper::Stepper;
 use crate::verilator::{target_dir, BuildOptions, Dut, VerilatedLib};
 use mrc_config::NicConfig;
@@ -28,6 +29,25 @@ pub struct Harness {
     pub stimulus: Stimulus,
 }
 
+impl Harness {
+    fn new(
+        module: &'static str,
+        lib: Arc<VerilatedLib>,
+        sources: (PathBuf, PathBuf),
+        model: impl Stepper + Send + 'static,
+        stimulus: impl FnMut(u64, &mut [u32]) + Send + 'static,
+    ) -> Self {
+        Harness {
+            module,
+            dut: Dut::new(&lib),
+            lib,
+            sources,
+            model: Box::new(model),
+            stimulus: Box::new(stimulus),
+        }
+    }
+}
+
 /// Emit `module` for `cfg` and write it (with the project's waivers) under
 /// `<target>/cosim-src/<sha256>/`, a path that only changes when the text does, so the
 /// Verilator cache keyed on it stays warm across runs. Returns (verilog, waivers).
@@ -46,6 +66,38 @@ pub fn emit_sources(module: &str, cfg: &NicConfig) -> Result<(PathBuf, PathBuf),
     std::fs::write(&v, &e.verilog).map_err(io(format!("write {}", v.display())))?;
     std::fs::write(&w, vlt).map_err(io(format!("write {}", w.display())))?;
     Ok((v, w))
+}
+
+/// Look `ins` and `outs` up by name in the ports parsed from `module`'s Verilog, in that
+/// order, and refuse a Verilog with ports the harness would neither drive nor check: a
+/// renamed or resized port fails loudly here instead of comparing the wrong words.
+pub(crate) fn lookup_ports<const I: usize, const O: usize>(
+    module: &str,
+    pm: &PortMap,
+    ins: [&str; I],
+    outs: [&str; O],
+) -> Result<([Port; I], [Port; O]), CosimError> {
+    let find = |p: Option<&Port>, name: &str| {
+        p.cloned().ok_or_else(|| CosimError::Parse {
+            module: module.into(),
+            message: format!("port `{name}` missing from the Verilog"),
+        })
+    };
+    let mut i = Vec::new();
+    for n in ins {
+        i.push(find(pm.input(n), n)?);
+    }
+    let mut o = Vec::new();
+    for n in outs {
+        o.push(find(pm.output(n), n)?);
+    }
+    if pm.inputs.len() != I || pm.outputs.len() != O {
+        return Err(CosimError::Parse {
+            module: module.into(),
+            message: format!("the Verilog has ports the harness does not drive or check: {pm:?}"),
+        });
+    }
+    Ok((i.try_into().unwrap(), o.try_into().unwrap()))
 }
 
 /// Verilate (or reuse) `module` for `cfg`.
@@ -85,14 +137,7 @@ pub fn harness(module: &str, cfg: &NicConfig, seed: u64) -> Result<Harness, Cosi
                 let x = traffic.next_inputs(cycle);
                 ports.pack_inputs(&x, w);
             };
-            Ok(Harness {
-                module: MODULE,
-                dut: Dut::new(&lib),
-                lib,
-                sources: (v, w),
-                model: Box::new(model),
-                stimulus: Box::new(stimulus),
-            })
+            Ok(Harness::new(MODULE, lib, (v, w), model, stimulus))
         }
         sack_rx_tracker::MODULE => {
             use sack_rx_tracker::*;
@@ -105,14 +150,7 @@ pub fn harness(module: &str, cfg: &NicConfig, seed: u64) -> Result<Harness, Cosi
                 let x = traffic.next_inputs(cycle);
                 ports.pack_inputs(&x, w);
             };
-            Ok(Harness {
-                module: MODULE,
-                dut: Dut::new(&lib),
-                lib,
-                sources: (v, w),
-                model: Box::new(model),
-                stimulus: Box::new(stimulus),
-            })
+            Ok(Harness::new(MODULE, lib, (v, w), model, stimulus))
         }
         sack_tx_scoreboard::MODULE => {
             use sack_tx_scoreboard::*;
@@ -125,14 +163,7 @@ pub fn harness(module: &str, cfg: &NicConfig, seed: u64) -> Result<Harness, Cosi
                 let x = peer.next_inputs(cycle);
                 ports.pack_inputs(&x, w);
             };
-            Ok(Harness {
-                module: MODULE,
-                dut: Dut::new(&lib),
-                lib,
-                sources: (v, w),
-                model: Box::new(model),
-                stimulus: Box::new(stimulus),
-            })
+            Ok(Harness::new(MODULE, lib, (v, w), model, stimulus))
         }
         other => Err(CosimError::Parse {
             module: other.into(),

@@ -69,32 +69,11 @@ pub struct TxPorts {
 
 impl TxPorts {
     pub fn new(pm: &PortMap) -> Result<Self, CosimError> {
-        let find = |p: Option<&Port>, name: &str| {
-            p.cloned().ok_or_else(|| CosimError::Parse {
-                module: MODULE.into(),
-                message: format!("port `{name}` missing from the Verilog"),
-            })
-        };
-        let mut i = Vec::new();
-        for n in IN_NAMES {
-            i.push(find(pm.input(n), n)?);
-        }
-        let mut o = Vec::new();
-        for n in OUT_NAMES {
-            o.push(find(pm.output(n), n)?);
-        }
-        if pm.inputs.len() != IN_NAMES.len() || pm.outputs.len() != OUT_NAMES.len() {
-            return Err(CosimError::Parse {
-                module: MODULE.into(),
-                message: format!(
-                    "the Verilog has ports the harness does not drive or check: {pm:?}"
-                ),
-            });
-        }
+        let (i, o) = super::lookup_ports(MODULE, pm, IN_NAMES, OUT_NAMES)?;
         Ok(TxPorts {
             pm: pm.clone(),
-            i: i.try_into().unwrap(),
-            o: o.try_into().unwrap(),
+            i,
+            o,
         })
     }
 
