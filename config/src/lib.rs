@@ -13,6 +13,8 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::Path;
 
+pub mod nscc;
+
 /// Largest EV table one arbiter holds (MRC: 128..256 EVs per QP).
 pub const MAX_EVS: u32 = 256;
 /// Smallest table the RTL is generated for; smaller profiles are padded with disabled entries.
@@ -81,6 +83,16 @@ pub struct NicConfig {
     /// been SACKed: 0..=1023, 0 = only NACKs and timeouts retransmit. Spraying reorders
     /// packets, so keep it above the reordering depth the fabric produces.
     pub rtx_ooo_threshold: u32,
+    /// NSCC: the NIC's line rate in Gb/s: 25..=1600. With `base_rtt_ns` it sets the BDP every
+    /// NSCC constant scales from; `nscc_window` must keep up with one ACK per packet at it.
+    pub link_gbps: u32,
+    /// NSCC: the fabric's base RTT in ns (the initial base-RTT estimate; the min filter only
+    /// lowers it): 2_000..=100_000.
+    pub base_rtt_ns: u32,
+    /// NSCC: payload bytes per full packet (the notes' MTU / MSS): 1024..=9216.
+    pub mtu: u32,
+    /// NSCC: switches trim instead of dropping, so the target delay is 0.75 RTT (1.0 without).
+    pub trimming: bool,
 }
 
 impl Default for NicConfig {
@@ -102,6 +114,10 @@ impl Default for NicConfig {
             rto_linear_retries: 7,
             rto_backoff_retries: 25,
             rtx_ooo_threshold: 16,
+            link_gbps: 800,
+            base_rtt_ns: 12_000,
+            mtu: 4096,
+            trimming: true,
         }
     }
 }
@@ -279,6 +295,44 @@ impl NicConfig {
             self.rtx_ooo_threshold,
             "must be 0..=1023 (0 disables hole detection)",
         )?;
+        check(
+            (25..=1600).contains(&self.link_gbps),
+            "link_gbps",
+            self.link_gbps,
+            "must be 25..=1600",
+        )?;
+        check(
+            (2_000..=100_000).contains(&self.base_rtt_ns),
+            "base_rtt_ns",
+            self.base_rtt_ns,
+            "must be 2000..=100000 (2 us .. 100 us)",
+        )?;
+        check(
+            (1024..=9216).contains(&self.mtu),
+            "mtu",
+            self.mtu,
+            "must be 1024..=9216 bytes",
+        )?;
+        // nscc_window takes one event every NSCC_EVENT_CYCLES clocks; refuse a line rate whose
+        // worst case (an ACK for every full packet) it could not follow at the core clock.
+        let need = u64::from(self.link_gbps) * 1000 * u64::from(nscc::EVENT_CYCLES);
+        let have = u64::from(self.clock_mhz) * 8 * u64::from(self.mtu);
+        check(
+            need <= have,
+            "link_gbps",
+            self.link_gbps,
+            format!(
+                "one ACK per {}-byte packet at {} Gb/s is {:.1} M events/s, above what \
+                 nscc_window takes at {} MHz ({} cycles per event = {:.1} M/s): raise \
+                 clock_mhz or mtu",
+                self.mtu,
+                self.link_gbps,
+                self.link_gbps as f64 * 1e3 / (8.0 * self.mtu as f64),
+                self.clock_mhz,
+                nscc::EVENT_CYCLES,
+                self.clock_mhz as f64 / nscc::EVENT_CYCLES as f64
+            ),
+        )?;
         Ok(())
     }
 
@@ -368,6 +422,13 @@ mod tests {
             ("rto_linear_retries = 8", "rto_linear_retries"),
             ("rto_backoff_retries = 26", "rto_backoff_retries"),
             ("rtx_ooo_threshold = 1024", "rtx_ooo_threshold"),
+            ("link_gbps = 24", "link_gbps"),
+            ("link_gbps = 1601", "link_gbps"),
+            ("link_gbps = 1600", "link_gbps"),
+            ("base_rtt_ns = 1999", "base_rtt_ns"),
+            ("base_rtt_ns = 100001", "base_rtt_ns"),
+            ("mtu = 1023", "mtu"),
+            ("mtu = 9217", "mtu"),
         ];
         for (text, field) in cases {
             match NicConfig::from_toml(text) {
