@@ -131,7 +131,7 @@ impl NsccFixed {
             maxwnd_per_ns_q8,
             gamma_q16,
             ewma_q16: q16(DELAY_EWMA),
-            gamma_target_q24: u64::from(gamma_q16) * u64::from(target_ns) << 8,
+            gamma_target_q24: (u64::from(gamma_q16) * u64::from(target_ns)) << 8,
             base_rtt_ns: cfg.base_rtt_ns,
             init_cwnd: maxwnd_for(cfg.base_rtt_ns, maxwnd_per_ns_q8, cfg.mtu),
         }
