@@ -12,11 +12,11 @@ use crate::NicConfig;
 /// (its shortest initiation interval).
 pub const EVENT_CYCLES: u32 = 6;
 /// Extra clocks when the event applies a multiplicative decrease.
-pub const MD_CYCLES: u32 = 2;
+pub const MD_CYCLES: u32 = 3;
 /// Extra clocks when the event runs a fulfill (`cwnd += inc / cwnd`).
-pub const FULFILL_CYCLES: u32 = 4;
-/// Clocks per ACK on average at one ACK per full packet, rounded up: 6, plus 4 on every 9th
-/// ACK (a fulfill per 8 MTU received), plus 2 at most once per base RTT. Config validation
+pub const FULFILL_CYCLES: u32 = 5;
+/// Clocks per ACK on average at one ACK per full packet, rounded up: 6, plus 5 on every 9th
+/// ACK (a fulfill per 8 MTU received), plus 3 at most once per base RTT. Config validation
 /// refuses a line rate whose ACK rate at this cost exceeds the core clock.
 pub const ACK_CYCLES_AT_LINE_RATE: u32 = 7;
 /// Reference BDP of the notes (100 Gb/s x 12 us), bytes.

@@ -623,8 +623,8 @@ pub struct WindowOutputs {
 }
 
 /// `nscc_window` cycle by cycle. An event is taken on a clock with `ev_valid && ev_ready`;
-/// it then occupies the block for [`Steps::cycles`] clocks (6, +2 with a multiplicative
-/// decrease, +4 with a fulfill), `ev_ready` rises again in its last clock, and the outputs
+/// it then occupies the block for [`Steps::cycles`] clocks (6, +3 with a multiplicative
+/// decrease, +5 with a fulfill), `ev_ready` rises again in its last clock, and the outputs
 /// show its result from the clock after:
 ///
 /// ```text
