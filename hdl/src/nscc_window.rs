@@ -636,7 +636,9 @@ impl Logic for NsccWindow {
                     & (self.avg.q.val() > self.k_target_q8.val())
                     & self.f_mdt.q.val();
                 self.f_fdo.d.next = (self.l_ack.val() & (self.f_fdob.q.val() | self.f_adj.q.val()))
-                    | (self.l_tick.val() & self.f_adj.q.val());
+                    | (self.l_tick.val()
+                        & self.f_adj.q.val()
+                        & (self.rcv.q.val() != bits::<32>(0)));
             }
             self.pa.d.next = self.lead.pos.val();
         }
