@@ -310,33 +310,35 @@ pub fn rto_storm(cfg: &NicConfig) -> Vec<NsccEvent> {
     b.finish(end)
 }
 
-/// The fabric's base RTT steps down: for 250 us every RTT sample is the configured base RTT
-/// plus a queuing delay (mostly 0.5 .. 1.8 targets with ECN on 3/4 of the samples above the
-/// target, so cwnd is cut below maxwnd and climbs between cuts; one sample in 20 sees an
-/// empty queue); then the flow is moved to a shorter route and
-/// every sample is 2/3 of the configured base RTT plus the same kind of delay. The min
-/// filter takes the new base at the first shorter sample, maxwnd (1.5 BDP) drops to 2/3 of
-/// its old value, cwnd is clamped under it, and delays are measured from the new base from
-/// then on. 250 us more at the new base.
+/// The fabric's base RTT steps down. For 250 us every RTT sample is the configured base RTT
+/// plus a queuing delay: congested for the first 100 us (mostly 0.5 .. 1.8 targets, ECN on
+/// 3/4 of the samples above the target, so cwnd is cut below maxwnd), then 0.2 .. 0.8 target
+/// and cwnd climbs back to maxwnd. Then the flow is moved to a shorter route: every sample is
+/// 2/3 of the configured base RTT plus the delay. The min filter takes the new base at the
+/// first shorter sample, maxwnd (1.5 BDP) drops to 2/3 of its old value and cwnd is clamped
+/// under it; delays are measured from the new base from then on, and from 350 us the queue is
+/// congested again as in the first 100 us. One sample in 20 sees an empty queue throughout.
 pub fn base_rtt_drop(cfg: &NicConfig) -> Vec<NsccEvent> {
     let l = Link::new(cfg);
     let mut rng = SplitMix64::new(SEED ^ 5);
     let mut b = Builder::new();
     let mut t = T0;
-    let switch = T0 + 250_000.0;
-    let end = switch + 250_000.0;
+    let end = T0 + 500_000.0;
     while t < end {
-        let base = if t < switch {
+        let us = (t - T0) / 1_000.0;
+        let base = if us < 250.0 {
             l.base
         } else {
             l.base * 2.0 / 3.0
         };
+        let congested = !(100.0..350.0).contains(&us);
         let bytes = ack_bytes(&mut rng, l.mtu);
-        // One sample in 20 crossed an empty queue: the min filter sees the path's base RTT.
         let d = if rng.chance(1, 20) {
             uniform(&mut rng, 0.0, 0.02)
-        } else {
+        } else if congested {
             uniform(&mut rng, 0.5, 1.8)
+        } else {
+            uniform(&mut rng, 0.2, 0.8)
         };
         let ecn = d >= 1.0 && rng.chance(3, 4);
         b.ack(t, bytes, l.rtt(base, d), ecn);
