@@ -140,10 +140,14 @@ enum Cmd {
     /// cwnd of both, worst absolute and relative deviation and the event index where it
     /// happened, multiplicative-decrease and quick-adapt counts, PASS/FAIL) and writes into
     /// DIR: <trace>.csv (time_us, reference_cwnd, fixed_cwnd; one line per event),
-    /// <trace>.svg and nscc-traces.svg (cwnd in MB over time in us, both levels overlaid, one
-    /// panel per trace). DIR is written through a temporary sibling and renamed into place; an
-    /// existing DIR is replaced only if it is empty or was written by this command.
-    /// Model level, no Verilator. Exit 1 if the bound fails for any trace.
+    /// <trace>.svg and nscc-traces.svg (cwnd in MB over time in us, both levels overlaid, and
+    /// Fixed - Reference in bytes under it; one panel per trace). DIR is written through a
+    /// temporary sibling and renamed into place; an existing DIR is replaced only if it is
+    /// empty or was written by this command. Model level, no Verilator, well under a second.
+    /// Exit 1 if the bound fails for any trace, 2 on bad input.
+    ///
+    /// Examples: `mrcgen nscc`; `mrcgen nscc -t incast_trims -t rto_storm -o /tmp/nscc`;
+    /// `mrcgen nscc --config configs/small.toml --json`.
     Nscc {
         #[command(flatten)]
         config: ConfigArg,

@@ -14,7 +14,7 @@ const MARKER: &str = ".mrcgen-nscc";
 /// The combined plot's file name (one panel per trace).
 pub const COMBINED: &str = "nscc-traces.svg";
 /// Points per series and panel: each pixel column keeps its min and max.
-const COLUMNS: usize = 700;
+const COLUMNS: usize = 600;
 
 pub fn nscc_cmd(cfg: &NicConfig, traces: &[String], out: &Path, json: bool) -> Result<(), Fail> {
     let names: Vec<&str> = if traces.is_empty() {
@@ -48,11 +48,11 @@ pub fn nscc_cmd(cfg: &NicConfig, traces: &[String], out: &Path, json: bool) -> R
             fs::write(dir.join(format!("{name}.csv")), csv(c))?;
             fs::write(
                 dir.join(format!("{name}.svg")),
-                plot(&[(name, c)], 900, 360)?,
+                plot(&[(name, c)], 900, 420)?,
             )?;
         }
         let panels: Vec<(&str, &TraceComparison)> = runs.iter().map(|(n, c)| (*n, c)).collect();
-        let h = 300 * panels.len() as u32;
+        let h = 400 * panels.len() as u32;
         fs::write(dir.join(COMBINED), plot(&panels, 900, h)?)?;
         Ok(())
     })?;
@@ -243,9 +243,12 @@ fn plot(panels: &[(&str, &TraceComparison)], w: u32, h: u32) -> Result<String, F
         root.fill(&WHITE)?;
         let areas = root.split_evenly((panels.len(), 1));
         for (area, (name, c)) in areas.iter().zip(panels) {
+            let (_, ph) = area.dim_in_pixel();
+            let (top, bottom) = area.split_vertically(ph * 68 / 100);
             let mb = |x: f64| x / 1e6;
             let refs = envelope(&c.rows, |r| mb(r.reference));
             let fixed = envelope(&c.rows, |r| mb(f64::from(r.fixed)));
+            let dev = envelope(&c.rows, Row::deviation);
             let x1 = refs.last().map_or(1.0, |p| p.0).max(1.0);
             let ymax = refs
                 .iter()
@@ -260,15 +263,15 @@ fn plot(panels: &[(&str, &TraceComparison)], w: u32, h: u32) -> Result<String, F
                 c.worst_rel.value * 100.0,
                 if c.holds() { "holds" } else { "BROKEN" }
             );
-            let mut chart = ChartBuilder::on(area)
+            let mut chart = ChartBuilder::on(&top)
                 .caption(title, ("sans-serif", 16))
                 .margin(10)
-                .x_label_area_size(38)
-                .y_label_area_size(56)
+                .margin_bottom(2)
+                .x_label_area_size(20)
+                .y_label_area_size(64)
                 .build_cartesian_2d(0.0..x1, 0.0..ymax)?;
             chart
                 .configure_mesh()
-                .x_desc("time (us)")
                 .y_desc("cwnd (MB)")
                 .label_style(("sans-serif", 12))
                 .draw()?;
@@ -297,6 +300,36 @@ fn plot(panels: &[(&str, &TraceComparison)], w: u32, h: u32) -> Result<String, F
                 .border_style(BLACK)
                 .label_font(("sans-serif", 12))
                 .draw()?;
+            // Fixed - Reference in bytes, on a symmetric axis; the 1-MTU floor of the bound
+            // as grey lines when it is in range.
+            let mtu = f64::from(c.mtu);
+            let span = (c.worst_abs.value * 1.25).max(mtu * 0.05).max(1.0);
+            let mut chart = ChartBuilder::on(&bottom)
+                .margin(10)
+                .margin_top(2)
+                .x_label_area_size(38)
+                .y_label_area_size(64)
+                .build_cartesian_2d(0.0..x1, -span..span)?;
+            chart
+                .configure_mesh()
+                .x_desc("time (us)")
+                .y_desc("Fixed - Ref (B)")
+                .y_labels(5)
+                .label_style(("sans-serif", 12))
+                .draw()?;
+            if mtu <= span {
+                for y in [-mtu, mtu] {
+                    chart.draw_series(LineSeries::new(
+                        vec![(0.0, y), (x1, y)],
+                        ShapeStyle {
+                            color: RGBColor(150, 150, 150).to_rgba(),
+                            filled: false,
+                            stroke_width: 1,
+                        },
+                    ))?;
+                }
+            }
+            chart.draw_series(LineSeries::new(dev, fixed_style))?;
         }
         root.present()?;
     }
@@ -319,6 +352,32 @@ mod tests {
         assert!(pts.iter().any(|p| p.1 == f64::from(max)));
         assert!(pts.iter().any(|p| p.1 == f64::from(min)));
         assert!(pts.windows(2).all(|w| w[0].0 <= w[1].0));
+    }
+
+    #[test]
+    fn output_dir_is_replaced_only_if_ours_or_empty() {
+        let base = std::env::temp_dir().join(format!("mrcgen-nscc-test-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&base);
+        let out = base.join("out");
+        let write = |tag: &'static str| {
+            write_atomically(&out, |d| {
+                fs::write(d.join(MARKER), "")?;
+                fs::write(d.join("x"), tag)?;
+                Ok(())
+            })
+        };
+        assert!(write("one").is_ok());
+        assert!(write("two").is_ok());
+        assert_eq!(fs::read_to_string(out.join("x")).unwrap(), "two");
+        // No temporary or old directory is left beside it.
+        assert_eq!(fs::read_dir(&base).unwrap().count(), 1);
+        let foreign = base.join("foreign");
+        fs::create_dir_all(&foreign).unwrap();
+        fs::write(foreign.join("keep"), "").unwrap();
+        let r = write_atomically(&foreign, |_| Ok(()));
+        assert!(matches!(r, Err(Fail(2, _))));
+        assert!(foreign.join("keep").exists());
+        fs::remove_dir_all(&base).unwrap();
     }
 
     #[test]
