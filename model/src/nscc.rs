@@ -437,7 +437,7 @@ impl Fixed {
         }
         let b = u64::from(bytes);
         if !ecn && delay >= k.target_ns {
-            self.add_inc(u64::from(k.fi) * b);
+            self.add_inc((b * u64::from(k.fi_m)) << k.fi_e);
             self.fi_count = 0;
             self.increasing = false;
         } else if !ecn {
@@ -457,9 +457,11 @@ impl Fixed {
                 self.increasing = false;
             }
             if !fast {
+                // alpha * acked * (target - delay) in bytes^2: p1 >> 7 keeps the product
+                // within 34 x 17 bits (the 7 dropped bits are worth under a byte of cwnd).
                 let p1 = b * u64::from(k.target_ns - delay);
-                let inc = (u128::from(p1) * u128::from(k.alpha_q16)) >> 16;
-                self.add_inc(inc.min(u128::from(INC_MAX)) as u64);
+                let inc = ((p1 >> 7) * u64::from(k.alpha_m)) >> (9 - k.alpha_e);
+                self.add_inc(inc.min(INC_MAX));
             }
         } else if delay >= k.target_ns {
             self.fi_count = 0;
@@ -489,21 +491,24 @@ impl Fixed {
     /// avg > target >= 1.5 us, so p >= 18).
     pub fn md_factor_q16(&self) -> u32 {
         let (p, i) = recip_index(self.avg_q8.max(1));
+        // 33 bits: exact whenever an MD can happen (avg > target).
         let gts = if p >= 16 {
             self.k.gamma_target_q24 >> (p - 16)
         } else {
             self.k.gamma_target_q24
-        };
+        } & ((1 << 33) - 1);
         let gt = (gts * u64::from(self.recip[i])) >> (RECIP_FRAC + 16 - RECIP_INDEX_BITS);
         let f = (65536 - u64::from(self.k.gamma_q16)) + gt.min(65536);
         f.clamp(32768, 65536) as u32
     }
 
-    /// inc / cwnd = inc x entry >> (p + 11), computed as (inc >> (p - 10)) x entry >> 21
-    /// (cwnd >= MTU >= 1024, so p >= 10; the dropped bits are worth under a byte).
+    /// inc / cwnd = inc x entry >> (p + 11), computed as (inc >> (p - 2)) x entry >> 13 with
+    /// the shifted inc saturated to 34 bits (cwnd >= MTU >= 1024, so p >= 10; the dropped bits
+    /// are worth under a byte, and a saturated quotient is above any maxwnd anyway).
     pub fn inc_over_cwnd(&self) -> u64 {
         let (p, i) = recip_index(self.cwnd);
-        ((self.inc >> (p - RECIP_INDEX_BITS)) * u64::from(self.recip[i])) >> RECIP_FRAC
+        let incs = (self.inc >> (p - 2)).min((1 << 34) - 1);
+        (incs * u64::from(self.recip[i])) >> (RECIP_FRAC + 2 - RECIP_INDEX_BITS)
     }
 
     fn quick_adapt(&mut self, now: u32, is_loss: bool, delay: u32) -> bool {
@@ -638,8 +643,8 @@ pub struct WindowOutputs {
 }
 
 /// `nscc_window` cycle by cycle. An event is taken on a clock with `ev_valid && ev_ready`;
-/// it then occupies the block for L = [`Steps::cycles`] clocks (6, +3 with a multiplicative
-/// decrease, +5 with a fulfill). Outputs are those after each edge (the cycle contract):
+/// it then occupies the block for L = [`Steps::cycles`] clocks (8, +7 with a multiplicative
+/// decrease, +6 with a fulfill). Outputs are those after each edge (the cycle contract):
 ///
 /// ```text
 ///  step      t              t+1 .. t+L-2   t+L-1              t+L
@@ -939,7 +944,7 @@ mod tests {
             }
         }
         assert_eq!(shown_at, Some(EVENT_CYCLES));
-        assert_eq!(readies, vec![5, 11, 17]);
+        assert_eq!(readies, vec![7, 15]);
         // A TICK a base RTT after the last adjust, with bytes acked since, runs a fulfill.
         let mut m = NsccWindow::new(&c);
         let first = WindowInputs {
