@@ -643,7 +643,7 @@ pub struct WindowOutputs {
 }
 
 /// `nscc_window` cycle by cycle. An event is taken on a clock with `ev_valid && ev_ready`;
-/// it then occupies the block for L = [`Steps::cycles`] clocks (8, +7 with a multiplicative
+/// it then occupies the block for L = [`Steps::cycles`] clocks (8, +6 with a multiplicative
 /// decrease, +6 with a fulfill). Outputs are those after each edge (the cycle contract):
 ///
 /// ```text
