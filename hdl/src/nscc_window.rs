@@ -3,36 +3,38 @@
 //! `mrc_model::nscc::NsccWindow`.
 //!
 //! One event at a time, taken with `ev_valid && ev_ready`, then a fixed micro-sequence of
-//! phases, each at most one multiplier or one short compare/add chain deep. Optional phases
-//! run only when the event needs them, so the usual ACK costs 6 clocks:
+//! phases. Every multiplier is a two-stage `PipeMul` (17-bit DSP tiles registered, then their
+//! sum), read two clocks after its operands settle; every other phase is one short
+//! compare/add/mux chain. Optional phases run only when the event needs them, so the usual
+//! event costs 8 clocks:
 //!
 //! ```text
-//!  take: e_* <= ev_*                         (the edge of the clock with ev_ready)
-//!  P1  base <= min-filter(rtt); delay; achieved/received += bytes; trigger |= NACK|RTO;
-//!      fi*bytes, fi_scale*bytes, penalty*bytes                        (3 multipliers)
-//!  P2  base*maxwnd_per_ns; |delay<<8 - avg|*ewma; bytes*(target-delay); quadrant, epoch,
-//!      period and MD-interval flags                                   (3 multipliers)
-//!  P3  maxwnd; avg; prop = p1*alpha >> 16; received > 8 MTU           (1 multiplier)
-//!  P4  quick adapt (cwnd = max(achieved, MTU)); epoch restart; md_do, fulfill_do;
-//!      leading one of avg
-//!  P5  quadrant: fair/proportional into inc, fast increase into cwnd; NACK/RTO subtract;
-//!      avg's table index; gamma*target*2^8 >> (p - 16)
-//!  P6  (MD) table[avg]           P7 (MD) factor = clamp(1-g + gts*r >> 27)  P8 (MD) cwnd*factor
-//!  P9  cwnd = clamp(cut - penalty); last_dec          -> done unless fulfill_do
-//!  P10 (F) leading one of cwnd   P11 (F) index; inc >> (p - 10)   P12 (F) table[cwnd]
-//!  P13 (F) (inc>>..)*r >> 21     P14 (F) cwnd = min(cwnd + inc/cwnd (+ eta), maxwnd) -> done
+//!  take e_* <= ev_*        products of e_*: fi_m*bytes, fi_scale*bytes, penalty*bytes (-> 3)
+//!  1  base <= min-filter(rtt); delay; achieved/received += bytes; trigger |= NACK|RTO
+//!  2  quadrant / epoch / period / MD-interval flags; |delay<<8 - avg|
+//!                          products: base*maxwnd_per_ns (-> 4), bytes*(target-delay) (-> 4)
+//!  3  (EWMA product |..|*w running, -> 5)      (p1>>7)*alpha_m starts at 4 (-> 6)
+//!  4  maxwnd = max(min(.. >> 8, 2^32-1), MTU)
+//!  5  avg +-= ..>>16; quick adapt (cwnd = max(achieved, MTU)), epoch restart
+//!  6  prop = sat48(.. >> (9 - alpha_e)); md_do, fulfill_do; leading one of avg
+//!  7  quadrant: fair/proportional into inc, fast increase into cwnd; NACK/RTO subtract;
+//!     avg's table index; gts = (gamma target 2^8) >> (p - 16)            -> 8 if md_do else 14
+//!  8..13 (MD)  table[avg]; gts*r (-> 11); factor = clamp(1-g + gts*r >> 27); cwnd*factor (-> 14)
+//!  14 cwnd = clamp(cut - penalty) to [MTU, maxwnd]; last_dec         -> done unless fulfill_do
+//!  15..20 (fulfill)  leading one of cwnd; index, incs = sat34(inc >> (p-2)); table[cwnd];
+//!     incs*r (-> 20); cwnd = min(cwnd + ..>>13 (+ eta), maxwnd); inc = received = 0   -> done
 //! ```
 //!
-//! `ev_ready` is high when idle and in an event's last phase (P9 without a fulfill, P14), so
-//! a waiting event is taken back to back. The outputs (`cwnd`, `maxwnd`, `base_rtt_ns`,
+//! `ev_ready` is high when idle and in an event's last phase (14 without a fulfill, 20), so a
+//! waiting event is taken back to back. The outputs (`cwnd`, `maxwnd`, `base_rtt_ns`,
 //! `avg_delay_q8`, counters) are registers loaded at the end of an event: they show whole
 //! events only, from the clock after its last phase. `can_send` is combinational from this
 //! clock's `inflight` / `next_len` and the shown cwnd.
 //!
 //! Line rate: at one ACK per 4096-byte packet and 800 Gb/s (24.4 M ACK/s), the average cost is
-//! 6 + 5/9 clocks (a fulfill per 8 MTU received) plus 3 at most once per base RTT, 6.6 clocks
-//! = 38 M events/s at 250 MHz. Config validation refuses a line rate / MTU / clock whose ACK
-//! rate at 7 clocks per ACK exceeds the clock. The upstream holds an event while `ev_ready`
+//! 8 + 6/9 clocks (a fulfill per 8 MTU received) plus 6 at most once per base RTT: 8.7 clocks,
+//! 28.8 M events/s at 250 MHz. Config validation refuses a line rate / MTU / clock whose ACK
+//! rate at 9 clocks per ACK exceeds the clock. The upstream holds an event while `ev_ready`
 //! is low (bursts queue in front, e.g. in `mrc_core`).
 
 use crate::arith::{LeadingOne32, PipeMul};
