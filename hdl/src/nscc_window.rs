@@ -643,6 +643,12 @@ impl Logic for NsccWindow {
             }
         }
 
+        self.l_fic33.next =
+            bit_cast::<33, 32>(self.fic.q.val()) + bit_cast::<33, 24>(self.e_bytes.q.val());
+        self.l_fic.next = bit_cast::<32, 33>(self.l_fic33.val());
+        if self.l_fic33.val().get_bit(32) {
+            self.l_fic.next = self.k_all32.val();
+        }
         // ---- 6: proportional increment; which optional phases run; leading one of avg ------
         self.lead.x.next = self.avg.q.val();
         if self.ph.q.val() == bits::<5>(15) {
@@ -683,12 +689,7 @@ impl Logic for NsccWindow {
         }
 
         // ---- 7: the quadrant's effect; NACK / RTO subtraction -------------------------------
-        self.l_fic33.next =
-            bit_cast::<33, 32>(self.fic.q.val()) + bit_cast::<33, 24>(self.e_bytes.q.val());
-        self.l_fic.next = bit_cast::<32, 33>(self.l_fic33.val());
-        if self.l_fic33.val().get_bit(32) {
-            self.l_fic.next = self.k_all32.val();
-        }
+
         self.l_go_fast.next = self.f_fastz.q.val() & (self.t_ficgt.q.val() | self.incr.q.val());
         self.l_fair48.next = bit_cast::<48, 41>(self.m_fair.p.val()) << self.k_fi_e.val();
         self.l_add48.next = self.t_prop.q.val();
