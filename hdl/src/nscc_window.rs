@@ -22,7 +22,7 @@
 //!     avg's table index; gts = (gamma target 2^8) >> (p - 16)          -> 8 if md_do else 15
 //!  8..14 (MD)  table[avg]; gts*r (-> 11); clamp; factor (12); cwnd*factor (-> 15)
 //!  15 cut - penalty (saturating)   16 cwnd = clamp to [MTU, maxwnd]  -> done unless fulfill_do
-//!  17..23 (fulfill)  leading one of cwnd; index, incs = sat34(inc >> (p-2)); table[cwnd];
+//!  17..23 (fulfill)  leading one of cwnd; index, inc >> (p-2); sat34 + table[cwnd];
 //!     incs*r (-> 22) while cwnd + eta is summed; + inc/cwnd (22); min(.., maxwnd) (23) -> done
 //! ```
 //!
@@ -100,7 +100,6 @@ pub struct NsccWindow {
     /// written inside hdl_gen).
     k_all32: Constant<Bits<32>>,
     k_all48: Constant<Bits<48>>,
-    k_all32_41: Constant<Bits<41>>,
     k_half32: Constant<Bits<32>>,
     k_all34: Constant<Bits<34>>,
 
@@ -143,6 +142,7 @@ pub struct NsccWindow {
     t_ficgt: DFF<Bit>,
     t_cwe: DFF<Bits<40>>,
     t_w40: DFF<Bits<40>>,
+    t_incs48: DFF<Bits<48>>,
     pcm2: DFF<Bits<5>>,
     t_after33: DFF<Bits<33>>,
     t_gt26: DFF<Bits<26>>,
@@ -258,6 +258,7 @@ pub struct NsccWindow {
     l_cshl: Signal<Local, Bits<5>>,
     l_cshr: Signal<Local, Bits<5>>,
     l_cidx_m: Signal<Local, Bits<32>>,
+    l_incs_hi: Signal<Local, Bits<48>>,
 }
 
 impl NsccWindow {
@@ -315,7 +316,6 @@ impl NsccWindow {
             k_init_base: c(k.base_rtt_ns.into()),
             k_all32: c(u32::MAX.into()),
             k_all48: c((1 << 48) - 1),
-            k_all32_41: c(u32::MAX.into()),
             k_half32: c(1 << 31),
             k_all34: c((1 << 34) - 1),
             ph: Default::default(),
@@ -351,6 +351,7 @@ impl NsccWindow {
             t_ficgt: Default::default(),
             t_cwe: Default::default(),
             t_w40: Default::default(),
+            t_incs48: Default::default(),
             pcm2: Default::default(),
             t_after33: Default::default(),
             t_gt26: Default::default(),
@@ -466,6 +467,7 @@ impl NsccWindow {
             l_cshl: Default::default(),
             l_cshr: Default::default(),
             l_cidx_m: Default::default(),
+            l_incs_hi: Default::default(),
         }
     }
 }
@@ -476,10 +478,10 @@ impl Logic for NsccWindow {
         dff_setup!(
             self, clock, ph, e_kind, e_bytes, e_rtt, e_ecn, e_pen, e_now, cw, mw, base, avg, inc,
             rcv, ach, fic, incr, trig, epv, qa_end, last_dec, last_adj, c_ev, c_md, c_qa, t_delay,
-            t_rttv, t_diff, t_up, t_prop, t_fic, t_ficgt, t_cwe, t_w40, pcm2, t_after33, t_gt26,
-            t_el_qa, t_el_adj, t_el_dec, f_fairz, f_propz, f_mdz, f_fastz, f_qtrig, f_over, f_adj,
-            f_mdt, f_fdob, f_qa, f_mdo, f_fdo, pa, ia, r_avg, gts, mdf, pc, ic, r_c, incs, o_cw,
-            o_mw, o_base, o_avg, o_ev, o_md, o_qa
+            t_rttv, t_diff, t_up, t_prop, t_fic, t_ficgt, t_cwe, t_w40, t_incs48, pcm2, t_after33,
+            t_gt26, t_el_qa, t_el_adj, t_el_dec, f_fairz, f_propz, f_mdz, f_fastz, f_qtrig, f_over,
+            f_adj, f_mdt, f_fdob, f_qa, f_mdo, f_fdo, pa, ia, r_avg, gts, mdf, pc, ic, r_c, incs,
+            o_cw, o_mw, o_base, o_avg, o_ev, o_md, o_qa
         );
         self.m_fair.clock.next = self.clock.val();
         self.m_fast.clock.next = self.clock.val();
@@ -635,7 +637,7 @@ impl Logic for NsccWindow {
         self.l_mw41.next = self.m_mwp.p.val() >> 8;
         if self.ph.q.val().get_bit(4) {
             self.mw.d.next = bit_cast::<32, 41>(self.l_mw41.val());
-            if self.l_mw41.val() > self.k_all32_41.val() {
+            if (self.l_mw41.val() >> 32) != bits::<41>(0) {
                 self.mw.d.next = self.k_all32.val();
             }
             if self.l_mw41.val() < bit_cast::<41, 32>(self.k_mtu.val()) {
@@ -684,7 +686,7 @@ impl Logic for NsccWindow {
         self.l_prop_sh.next = self.m_prop.p.val() >> self.k_prop_sh.val();
         if self.ph.q.val().get_bit(6) {
             self.t_prop.d.next = bit_cast::<48, 51>(self.l_prop_sh.val());
-            if self.l_prop_sh.val() > bit_cast::<51, 48>(self.k_all48.val()) {
+            if (self.l_prop_sh.val() >> 48) != bits::<51>(0) {
                 self.t_prop.d.next = self.k_all48.val();
             }
             self.f_mdo.d.next = false;
@@ -848,10 +850,15 @@ impl Logic for NsccWindow {
             self.pcm2.d.next = self.l_pcm2.val();
         }
         self.l_incs48.next = self.inc.q.val() >> self.pcm2.q.val();
+        // 18 shifts, 19 saturates (an OR of the bits above 34, not a compare).
         if self.ph.q.val().get_bit(18) {
             self.ic.d.next = bit_cast::<10, 32>(self.l_cidx_m.val());
-            self.incs.d.next = bit_cast::<34, 48>(self.l_incs48.val());
-            if self.l_incs48.val() > bit_cast::<48, 34>(self.k_all34.val()) {
+            self.t_incs48.d.next = self.l_incs48.val();
+        }
+        self.l_incs_hi.next = self.t_incs48.q.val() >> 34;
+        if self.ph.q.val().get_bit(19) {
+            self.incs.d.next = bit_cast::<34, 48>(self.t_incs48.q.val());
+            if self.l_incs_hi.val() != bits::<48>(0) {
                 self.incs.d.next = self.k_all34.val();
             }
         }
