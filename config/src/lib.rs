@@ -313,9 +313,9 @@ impl NicConfig {
             self.mtu,
             "must be 1024..=9216 bytes",
         )?;
-        // nscc_window takes one event every NSCC_EVENT_CYCLES clocks; refuse a line rate whose
-        // worst case (an ACK for every full packet) it could not follow at the core clock.
-        let need = u64::from(self.link_gbps) * 1000 * u64::from(nscc::EVENT_CYCLES);
+        // nscc_window spends a few clocks per event; refuse a line rate whose worst case (an
+        // ACK for every full packet) it could not follow at the core clock.
+        let need = u64::from(self.link_gbps) * 1000 * u64::from(nscc::ACK_CYCLES_AT_LINE_RATE);
         let have = u64::from(self.clock_mhz) * 8 * u64::from(self.mtu);
         check(
             need <= have,
@@ -323,14 +323,14 @@ impl NicConfig {
             self.link_gbps,
             format!(
                 "one ACK per {}-byte packet at {} Gb/s is {:.1} M events/s, above what \
-                 nscc_window takes at {} MHz ({} cycles per event = {:.1} M/s): raise \
+                 nscc_window takes at {} MHz ({} cycles per ACK = {:.1} M/s): raise \
                  clock_mhz or mtu",
                 self.mtu,
                 self.link_gbps,
                 self.link_gbps as f64 * 1e3 / (8.0 * self.mtu as f64),
                 self.clock_mhz,
-                nscc::EVENT_CYCLES,
-                self.clock_mhz as f64 / nscc::EVENT_CYCLES as f64
+                nscc::ACK_CYCLES_AT_LINE_RATE,
+                self.clock_mhz as f64 / nscc::ACK_CYCLES_AT_LINE_RATE as f64
             ),
         )?;
         Ok(())

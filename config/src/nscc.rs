@@ -8,9 +8,17 @@
 
 use crate::NicConfig;
 
-/// Clocks `nscc_window` spends on one event (its initiation interval). Config validation
-/// refuses a line rate whose worst case (one ACK per full packet) exceeds `clock / EVENT_CYCLES`.
-pub const EVENT_CYCLES: u32 = 10;
+/// Clocks `nscc_window` spends on an event that neither cuts the window nor runs a fulfill
+/// (its shortest initiation interval).
+pub const EVENT_CYCLES: u32 = 6;
+/// Extra clocks when the event applies a multiplicative decrease.
+pub const MD_CYCLES: u32 = 3;
+/// Extra clocks when the event runs a fulfill (`cwnd += inc / cwnd`).
+pub const FULFILL_CYCLES: u32 = 5;
+/// Clocks per ACK on average at one ACK per full packet, rounded up: 6, plus 5 on every 9th
+/// ACK (a fulfill per 8 MTU received), plus 3 at most once per base RTT. Config validation
+/// refuses a line rate whose ACK rate at this cost exceeds the core clock.
+pub const ACK_CYCLES_AT_LINE_RATE: u32 = 7;
 /// Reference BDP of the notes (100 Gb/s x 12 us), bytes.
 pub const REF_BDP_BYTES: f64 = 150_000.0;
 /// Reference RTT of the notes, ns.

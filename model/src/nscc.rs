@@ -43,11 +43,11 @@
 //! are a multiply by a reciprocal from a 1024-entry table indexed by the 10 bits under the
 //! leading one ([`recip_table`]); each is within 0.1 % of the real quotient.
 
-pub use mrc_config::nscc::EVENT_CYCLES;
 use mrc_config::nscc::{
     maxwnd_for, recip_table, NsccFixed, NsccParams, FAST_DELAY_NS, MD_FLOOR, QA_GATE, RECIP_FRAC,
     RECIP_INDEX_BITS,
 };
+pub use mrc_config::nscc::{EVENT_CYCLES, FULFILL_CYCLES, MD_CYCLES};
 use mrc_config::NicConfig;
 
 /// One congestion-control event. `now` is the ns clock when it happens.
@@ -305,6 +305,24 @@ pub struct Fixed {
     pub md_count: u32,
     pub qa_count: u32,
     pub events: u32,
+    /// Fulfills run (not an RTL output; tells `NsccWindow` the event's length).
+    pub fulfills: u32,
+}
+
+/// The optional steps an event ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Steps {
+    pub md: bool,
+    pub fulfill: bool,
+}
+
+impl Steps {
+    /// Clocks `nscc_window` spends on the event.
+    pub fn cycles(&self) -> u32 {
+        EVENT_CYCLES
+            + if self.md { MD_CYCLES } else { 0 }
+            + if self.fulfill { FULFILL_CYCLES } else { 0 }
+    }
 }
 
 /// Leading-one position and the 10 bits under it (the reciprocal table index); `x > 0`.
@@ -341,12 +359,14 @@ impl Fixed {
             md_count: 0,
             qa_count: 0,
             events: 0,
+            fulfills: 0,
         }
     }
 
-    /// Apply one event.
-    pub fn apply(&mut self, ev: &NsccEvent) {
+    /// Apply one event; says which of the optional steps ran (they cost the RTL clocks).
+    pub fn apply(&mut self, ev: &NsccEvent) -> Steps {
         self.events = self.events.wrapping_add(1);
+        let (md0, ful0) = (self.md_count, self.fulfills);
         match *ev {
             NsccEvent::Ack {
                 now,
@@ -378,6 +398,10 @@ impl Fixed {
                     self.fulfill(now);
                 }
             }
+        }
+        Steps {
+            md: self.md_count != md0,
+            fulfill: self.fulfills != ful0,
         }
     }
 
@@ -444,19 +468,27 @@ impl Fixed {
 
     /// max(1 - gamma (avg - target) / avg, 0.5) in Q16, as (1 - gamma) + gamma target / avg
     /// with 1 / avg from the table. Only called with avg > target.
+    ///
+    /// gamma target / avg = (gamma target 2^8) x entry >> (p + 11), computed as
+    /// ((gamma target 2^8) >> (p - 16)) x entry >> 27 so the product stays narrow (an MD needs
+    /// avg > target >= 1.5 us, so p >= 18).
     pub fn md_factor_q16(&self) -> u32 {
-        let (p, i) = recip_index(self.avg_q8);
-        let gt = (u128::from(self.k.gamma_target_q24) * u128::from(self.recip[i]))
-            >> (p + RECIP_FRAC - RECIP_INDEX_BITS);
-        let f = (65536 - u64::from(self.k.gamma_q16)) + gt.min(65536) as u64;
+        let (p, i) = recip_index(self.avg_q8.max(1));
+        let gts = if p >= 16 {
+            self.k.gamma_target_q24 >> (p - 16)
+        } else {
+            self.k.gamma_target_q24
+        };
+        let gt = (gts * u64::from(self.recip[i])) >> (RECIP_FRAC + 16 - RECIP_INDEX_BITS);
+        let f = (65536 - u64::from(self.k.gamma_q16)) + gt.min(65536);
         f.clamp(32768, 65536) as u32
     }
 
-    /// inc / cwnd with 1 / cwnd from the table.
+    /// inc / cwnd = inc x entry >> (p + 11), computed as (inc >> (p - 10)) x entry >> 21
+    /// (cwnd >= MTU >= 1024, so p >= 10; the dropped bits are worth under a byte).
     pub fn inc_over_cwnd(&self) -> u64 {
         let (p, i) = recip_index(self.cwnd);
-        ((u128::from(self.inc) * u128::from(self.recip[i])) >> (p + RECIP_FRAC - RECIP_INDEX_BITS))
-            as u64
+        ((self.inc >> (p - RECIP_INDEX_BITS)) * u64::from(self.recip[i])) >> RECIP_FRAC
     }
 
     fn quick_adapt(&mut self, now: u32, is_loss: bool, delay: u32) -> bool {
@@ -486,6 +518,7 @@ impl Fixed {
     }
 
     fn fulfill(&mut self, now: u32) {
+        self.fulfills = self.fulfills.wrapping_add(1);
         let mut w = u64::from(self.cwnd) + self.inc_over_cwnd();
         if now.wrapping_sub(self.last_adjust) > self.base_rtt {
             w += u64::from(self.k.eta);
@@ -589,19 +622,23 @@ pub struct WindowOutputs {
     pub cnt_qa: u32,
 }
 
-/// `nscc_window` cycle by cycle: an event is taken when `ev_ready` (every [`EVENT_CYCLES`]
-/// clocks at most), and the outputs show its result from the clock after its last cycle:
+/// `nscc_window` cycle by cycle. An event is taken on a clock with `ev_valid && ev_ready`;
+/// it then occupies the block for [`Steps::cycles`] clocks (6, +3 with a multiplicative
+/// decrease, +5 with a fulfill), `ev_ready` rises again in its last clock, and the outputs
+/// show its result from the clock after:
 ///
 /// ```text
-///  clock     t        t+1 .. t+10       t+11
-///  ev_valid  1 (taken) phase 1 .. 10     outputs show the event; ev_ready again at t+10
+///  clock     t          t+1 .. t+L           t+L+1
+///  ev_valid  1 (taken)  busy (ready at t+L)  outputs show the event
 /// ```
 #[derive(Debug, Clone)]
 pub struct NsccWindow {
     cfg: NicConfig,
     state: Fixed,
     shown: Fixed,
+    /// Clock of the event in flight (1..=len), 0 when idle.
     phase: u32,
+    len: u32,
 }
 
 impl NsccWindow {
@@ -612,16 +649,17 @@ impl NsccWindow {
             shown: f.clone(),
             state: f,
             phase: 0,
+            len: 0,
         }
     }
 
-    /// The event-level state (including events still in flight).
+    /// The event-level state (including an event still in flight).
     pub fn state(&self) -> &Fixed {
         &self.state
     }
 
     pub fn ready(&self) -> bool {
-        self.phase == 0 || self.phase == EVENT_CYCLES
+        self.phase == self.len
     }
 
     /// One clock: the outputs during it, then the edge.
@@ -644,15 +682,16 @@ impl NsccWindow {
             return y;
         }
         let ready = self.ready();
-        if self.phase == EVENT_CYCLES {
+        if self.phase > 0 && self.phase == self.len {
             self.shown = self.state.clone();
         }
         if ready && x.ev_valid {
-            self.state.apply(&x.event());
+            self.len = self.state.apply(&x.event()).cycles();
             self.phase = 1;
-        } else if self.phase == EVENT_CYCLES {
+        } else if ready {
             self.phase = 0;
-        } else if self.phase > 0 {
+            self.len = 0;
+        } else {
             self.phase += 1;
         }
         y
@@ -865,7 +904,7 @@ mod tests {
     }
 
     #[test]
-    fn window_model_takes_one_event_per_event_cycles_and_shows_it_after() {
+    fn window_model_takes_an_event_when_ready_and_shows_it_after() {
         let c = cfg();
         let mut m = NsccWindow::new(&c);
         let x = WindowInputs {
@@ -874,21 +913,31 @@ mod tests {
             now_ns: 7,
             ..Default::default()
         };
-        let y0 = m.step(&x);
-        assert!(y0.ev_ready);
-        let mut taken = 1;
+        // RTOs neither cut multiplicatively nor fulfill: EVENT_CYCLES each.
+        let mut readies = Vec::new();
         let mut shown_at = None;
-        for t in 1..=25u32 {
+        for t in 0..=20u32 {
             let y = m.step(&x);
             if y.ev_ready {
-                taken += 1;
+                readies.push(t);
             }
             if shown_at.is_none() && y.cwnd != 1_800_000 {
                 shown_at = Some(t);
             }
         }
         assert_eq!(shown_at, Some(EVENT_CYCLES + 1));
-        // Ready at 0, 10, 20.
-        assert_eq!(taken, 3);
+        assert_eq!(readies, vec![0, 6, 12, 18]);
+        // A TICK a base RTT after the last adjust runs a fulfill: 6 + 4 clocks.
+        let mut m = NsccWindow::new(&c);
+        let tick = WindowInputs {
+            ev_valid: true,
+            ev_kind: KIND_TICK,
+            now_ns: 50_000,
+            ..Default::default()
+        };
+        let idle = WindowInputs::default();
+        m.step(&tick);
+        let busy = (1..).find(|_| m.step(&idle).ev_ready).unwrap();
+        assert_eq!(busy, EVENT_CYCLES + FULFILL_CYCLES);
     }
 }
