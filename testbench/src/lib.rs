@@ -353,50 +353,72 @@ impl NsccRig {
     /// lockstep (panics on a divergence); when each event was taken, how long it took, and
     /// the outputs that first show its result.
     pub fn run_events_with(&mut self, base: WindowInputs, evs: &[NsccEvent]) -> EventRun {
-        let base = WindowInputs {
-            rst: false,
-            ev_valid: false,
-            ..base
+        let (inputs, taken_at) = nscc_event_inputs(&self.cfg, base, evs);
+        let log = self.run(&inputs);
+        EventRun::new(inputs, log, taken_at)
+    }
+
+    /// [`NsccRig::run_events_with`] with `inflight = next_len = 0`.
+    pub fn run_events(&mut self, evs: &[NsccEvent]) -> EventRun {
+        self.run_events_with(WindowInputs::default(), evs)
+    }
+}
+
+/// The input sequence of [`NsccRig::run_events_with`] and the clock each event is taken on
+/// (found by stepping the model).
+pub fn nscc_event_inputs(
+    cfg: &NicConfig,
+    base: WindowInputs,
+    evs: &[NsccEvent],
+) -> (Vec<WindowInputs>, Vec<usize>) {
+    let base = WindowInputs {
+        rst: false,
+        ev_valid: false,
+        ..base
+    };
+    let mut shadow = NsccWindow::new(cfg);
+    let mut inputs: Vec<WindowInputs> = Vec::new();
+    let push = |x: WindowInputs, shadow: &mut NsccWindow, inputs: &mut Vec<WindowInputs>| {
+        let ready = shadow.ready();
+        shadow.step(&x);
+        inputs.push(x);
+        ready && x.ev_valid && !x.rst
+    };
+    let rst = WindowInputs { rst: true, ..base };
+    push(rst, &mut shadow, &mut inputs);
+    push(rst, &mut shadow, &mut inputs);
+    let mut taken_at = Vec::new();
+    let mut now = evs.first().map_or(0, |e| e.now());
+    for e in evs {
+        now = e.now();
+        let x = WindowInputs {
+            inflight: base.inflight,
+            next_len: base.next_len,
+            ..event_inputs(e)
         };
-        let mut shadow = NsccWindow::new(&self.cfg);
-        let mut inputs: Vec<WindowInputs> = Vec::new();
-        let push = |x: WindowInputs, shadow: &mut NsccWindow, inputs: &mut Vec<WindowInputs>| {
-            let ready = shadow.ready();
-            shadow.step(&x);
-            inputs.push(x);
-            ready && x.ev_valid && !x.rst
-        };
-        let rst = WindowInputs { rst: true, ..base };
-        push(rst, &mut shadow, &mut inputs);
-        push(rst, &mut shadow, &mut inputs);
-        let mut taken_at = Vec::new();
-        let mut now = evs.first().map_or(0, |e| e.now());
-        for e in evs {
-            now = e.now();
-            let x = WindowInputs {
-                inflight: base.inflight,
-                next_len: base.next_len,
-                ..event_inputs(e)
-            };
-            loop {
-                let c = inputs.len();
-                if push(x, &mut shadow, &mut inputs) {
-                    taken_at.push(c);
-                    break;
-                }
+        loop {
+            let c = inputs.len();
+            if push(x, &mut shadow, &mut inputs) {
+                taken_at.push(c);
+                break;
             }
         }
-        let idle = WindowInputs {
-            now_ns: now,
-            ..base
-        };
-        while !shadow.ready() {
-            push(idle, &mut shadow, &mut inputs);
-        }
+    }
+    let idle = WindowInputs {
+        now_ns: now,
+        ..base
+    };
+    while !shadow.ready() {
         push(idle, &mut shadow, &mut inputs);
-        push(idle, &mut shadow, &mut inputs);
-        let log = self.run(&inputs);
-        // Each event's length: from taken to the next clock `ev_ready` is high.
+    }
+    push(idle, &mut shadow, &mut inputs);
+    push(idle, &mut shadow, &mut inputs);
+    (inputs, taken_at)
+}
+
+impl EventRun {
+    /// Event lengths and results from a run's outputs (`log[c]` during clock `c`).
+    pub fn new(inputs: Vec<WindowInputs>, log: Vec<WindowOutputs>, taken_at: Vec<usize>) -> Self {
         let cycles: Vec<usize> = taken_at
             .iter()
             .map(|&t| (t + 1..log.len()).find(|&c| log[c].ev_ready).unwrap() - t)
@@ -413,10 +435,5 @@ impl NsccRig {
             cycles,
             after,
         }
-    }
-
-    /// [`NsccRig::run_events_with`] with `inflight = next_len = 0`.
-    pub fn run_events(&mut self, evs: &[NsccEvent]) -> EventRun {
-        self.run_events_with(WindowInputs::default(), evs)
     }
 }

@@ -454,11 +454,7 @@ impl NsccTraffic {
     fn pick_stretch(&mut self) {
         let w = self.mix.stretch_weights;
         let total: u64 = w.iter().sum();
-        let mut r = if total == 0 {
-            0
-        } else {
-            self.rng.below(total)
-        };
+        let mut r = if total == 0 { 0 } else { self.rng.below(total) };
         self.stretch = Stretch::Chaos;
         for (s, &wi) in STRETCHES.iter().zip(&w) {
             if r < wi {
@@ -693,12 +689,19 @@ mod tests {
         let mut s = NsccModel::new(&cfg, p.clone());
         let mut m = NsccWindow::new(&cfg);
         let mut t = NsccTraffic::new(&cfg, 3, NsccMix::default());
-        let (mut wi, mut wo) = (vec![0; p.port_map().in_words()], vec![0; p.port_map().out_words()]);
+        let (mut wi, mut wo) = (
+            vec![0; p.port_map().in_words()],
+            vec![0; p.port_map().out_words()],
+        );
         for c in 0..20_000 {
             let x = t.next_inputs(c);
             p.pack_inputs(&x, &mut wi);
             s.step(&wi, &mut wo);
-            assert_eq!(p.unpack_outputs(&wo), m.step(&p.unpack_inputs(&wi)), "cycle {c}");
+            assert_eq!(
+                p.unpack_outputs(&wo),
+                m.step(&p.unpack_inputs(&wi)),
+                "cycle {c}"
+            );
         }
     }
 
