@@ -4,7 +4,12 @@ use mrc_config::NicConfig;
 use rust_hdl::prelude::*;
 
 /// Every module the generator emits, in dependency order.
-pub const MODULES: &[&str] = &["ev_spray_arbiter", "sack_rx_tracker", "sack_tx_scoreboard"];
+pub const MODULES: &[&str] = &[
+    "ev_spray_arbiter",
+    "sack_rx_tracker",
+    "sack_tx_scoreboard",
+    "nscc_window",
+];
 
 /// One emitted module: its name and Verilog text.
 pub struct Emitted {
@@ -27,6 +32,11 @@ pub fn emit_module(module: &str, cfg: &NicConfig) -> Option<Emitted> {
         }
         "sack_tx_scoreboard" => {
             let mut uut = crate::sack_tx_scoreboard::SackTxScoreboard::new(cfg);
+            uut.connect_all();
+            generate_verilog(&uut)
+        }
+        "nscc_window" => {
+            let mut uut = crate::nscc_window::NsccWindow::new(cfg);
             uut.connect_all();
             generate_verilog(&uut)
         }

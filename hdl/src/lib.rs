@@ -3,9 +3,11 @@
 //! The emitted Verilog, not rust-hdl's own simulator, is what gets verified: `mrc-cosim` runs it
 //! under Verilator in lockstep with the golden model in `mrc-model`.
 
+pub mod arith;
 pub mod emit;
 pub mod ev_spray_arbiter;
 pub mod generate;
+pub mod nscc_window;
 pub mod sack_rx_tracker;
 pub mod sack_tx_scoreboard;
 

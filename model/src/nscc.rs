@@ -623,13 +623,14 @@ pub struct WindowOutputs {
 }
 
 /// `nscc_window` cycle by cycle. An event is taken on a clock with `ev_valid && ev_ready`;
-/// it then occupies the block for [`Steps::cycles`] clocks (6, +3 with a multiplicative
-/// decrease, +5 with a fulfill), `ev_ready` rises again in its last clock, and the outputs
-/// show its result from the clock after:
+/// it then occupies the block for L = [`Steps::cycles`] clocks (6, +3 with a multiplicative
+/// decrease, +5 with a fulfill). Outputs are those after each edge (the cycle contract):
 ///
 /// ```text
-///  clock     t          t+1 .. t+L           t+L+1
-///  ev_valid  1 (taken)  busy (ready at t+L)  outputs show the event
+///  step      t              t+1 .. t+L-2   t+L-1              t+L
+///  ev_valid  1: taken       -              -                  (a next event is taken here)
+///  ev_ready  0              0              1 (last phase)     ..
+///  cwnd ..   old            old            old                the event's result
 /// ```
 #[derive(Debug, Clone)]
 pub struct NsccWindow {
@@ -662,10 +663,27 @@ impl NsccWindow {
         self.phase == self.len
     }
 
-    /// One clock: the outputs during it, then the edge.
+    /// One clock edge; the outputs after it (`can_send` from this clock's inputs).
     pub fn step(&mut self, x: &WindowInputs) -> WindowOutputs {
+        if x.rst {
+            *self = NsccWindow::new(&self.cfg);
+        } else {
+            let ready = self.ready();
+            if self.phase > 0 && self.phase == self.len {
+                self.shown = self.state.clone();
+            }
+            if ready && x.ev_valid {
+                self.len = self.state.apply(&x.event()).cycles();
+                self.phase = 1;
+            } else if ready {
+                self.phase = 0;
+                self.len = 0;
+            } else {
+                self.phase += 1;
+            }
+        }
         let s = &self.shown;
-        let y = WindowOutputs {
+        WindowOutputs {
             ev_ready: self.ready(),
             cwnd: s.cwnd,
             maxwnd: s.maxwnd,
@@ -676,25 +694,7 @@ impl NsccWindow {
             cnt_events: s.events,
             cnt_md: s.md_count,
             cnt_qa: s.qa_count,
-        };
-        if x.rst {
-            *self = NsccWindow::new(&self.cfg);
-            return y;
         }
-        let ready = self.ready();
-        if self.phase > 0 && self.phase == self.len {
-            self.shown = self.state.clone();
-        }
-        if ready && x.ev_valid {
-            self.len = self.state.apply(&x.event()).cycles();
-            self.phase = 1;
-        } else if ready {
-            self.phase = 0;
-            self.len = 0;
-        } else {
-            self.phase += 1;
-        }
-        y
     }
 }
 
@@ -913,7 +913,7 @@ mod tests {
             now_ns: 7,
             ..Default::default()
         };
-        // RTOs neither cut multiplicatively nor fulfill: EVENT_CYCLES each.
+        // RTOs neither cut multiplicatively nor fulfill: EVENT_CYCLES each, back to back.
         let mut readies = Vec::new();
         let mut shown_at = None;
         for t in 0..=20u32 {
@@ -925,8 +925,8 @@ mod tests {
                 shown_at = Some(t);
             }
         }
-        assert_eq!(shown_at, Some(EVENT_CYCLES + 1));
-        assert_eq!(readies, vec![0, 6, 12, 18]);
+        assert_eq!(shown_at, Some(EVENT_CYCLES));
+        assert_eq!(readies, vec![5, 11, 17]);
         // A TICK a base RTT after the last adjust runs a fulfill: 6 + 4 clocks.
         let mut m = NsccWindow::new(&c);
         let tick = WindowInputs {
@@ -938,6 +938,6 @@ mod tests {
         let idle = WindowInputs::default();
         m.step(&tick);
         let busy = (1..).find(|_| m.step(&idle).ev_ready).unwrap();
-        assert_eq!(busy, EVENT_CYCLES + FULFILL_CYCLES);
+        assert_eq!(busy, EVENT_CYCLES + FULFILL_CYCLES - 1);
     }
 }

@@ -1,0 +1,100 @@
+//! Arithmetic leaf blocks rust-hdl lacks: a full-width unsigned multiplier (rust-hdl only
+//! multiplies 16 x 16) and a 32-bit leading-one finder laid out as a shallow tree.
+
+use rust_hdl::prelude::*;
+
+/// `p = a * b`, unsigned, full width (`P >= A + B`). Emitted as one Verilog `*` so synthesis
+/// maps it onto DSP blocks.
+#[derive(LogicBlock)]
+pub struct WideMul<const A: usize, const B: usize, const P: usize> {
+    pub a: Signal<In, Bits<A>>,
+    pub b: Signal<In, Bits<B>>,
+    pub p: Signal<Out, Bits<P>>,
+}
+
+impl<const A: usize, const B: usize, const P: usize> Default for WideMul<A, B, P> {
+    fn default() -> Self {
+        assert!(P >= A + B, "WideMul<{A}, {B}, {P}> would truncate");
+        WideMul {
+            a: Default::default(),
+            b: Default::default(),
+            p: Default::default(),
+        }
+    }
+}
+
+impl<const A: usize, const B: usize, const P: usize> Logic for WideMul<A, B, P> {
+    fn update(&mut self) {
+        // Shift-and-add, for rust-hdl's own simulator (the project verifies the Verilog).
+        let a: Bits<P> = bit_cast(self.a.val());
+        let mut acc: Bits<P> = Bits::default();
+        for i in 0..B {
+            if self.b.val().get_bit(i) {
+                acc = acc + (a << (i as u64));
+            }
+        }
+        self.p.next = acc;
+    }
+
+    fn connect(&mut self) {
+        self.p.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom("always @(*) p = a * b;".into())
+    }
+}
+
+/// Position of the highest set bit of `x` (0 when `x` is 0): which byte first (a 4-way
+/// priority), then the bit inside that byte (an 8-way priority), so the depth is two short
+/// chains rather than one of 32.
+#[derive(LogicBlock)]
+pub struct LeadingOne32 {
+    pub x: Signal<In, Bits<32>>,
+    pub pos: Signal<Out, Bits<5>>,
+    hb: Signal<Local, Bits<2>>,
+    sh: Signal<Local, Bits<32>>,
+    sel: Signal<Local, Bits<8>>,
+    lb: Signal<Local, Bits<3>>,
+    bit_pos: Vec<Constant<Bits<3>>>,
+}
+
+impl Default for LeadingOne32 {
+    fn default() -> Self {
+        LeadingOne32 {
+            x: Default::default(),
+            pos: Default::default(),
+            hb: Default::default(),
+            sh: Default::default(),
+            sel: Default::default(),
+            lb: Default::default(),
+            bit_pos: (0..8u64).map(|i| Constant::new(i.into())).collect(),
+        }
+    }
+}
+
+impl Logic for LeadingOne32 {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.hb.next = bits::<2>(0);
+        if (self.x.val() >> 8) != bits::<32>(0) {
+            self.hb.next = bits::<2>(1);
+        }
+        if (self.x.val() >> 16) != bits::<32>(0) {
+            self.hb.next = bits::<2>(2);
+        }
+        if (self.x.val() >> 24) != bits::<32>(0) {
+            self.hb.next = bits::<2>(3);
+        }
+        self.sh.next = self.x.val() >> (bit_cast::<5, 2>(self.hb.val()) << 3);
+        self.sel.next = bit_cast::<8, 32>(self.sh.val());
+        self.lb.next = bits::<3>(0);
+        // Bit 0 included so every bit of the byte is read (it picks 0, the default).
+        for i in 0..8 {
+            if self.sel.val().get_bit(i) {
+                self.lb.next = self.bit_pos[i].val();
+            }
+        }
+        self.pos.next = (bit_cast::<5, 2>(self.hb.val()) << 3) | bit_cast::<5, 3>(self.lb.val());
+    }
+}

@@ -1,0 +1,851 @@
+//! `nscc_window`: the NSCC congestion window of one QP, in the integer arithmetic of
+//! `mrc_model::nscc::Fixed` (formats and algorithm documented there), cycle-exact with
+//! `mrc_model::nscc::NsccWindow`.
+//!
+//! One event at a time, taken with `ev_valid && ev_ready`, then a fixed micro-sequence of
+//! phases, each at most one multiplier or one short compare/add chain deep. Optional phases
+//! run only when the event needs them, so the usual ACK costs 6 clocks:
+//!
+//! ```text
+//!  take: e_* <= ev_*                         (the edge of the clock with ev_ready)
+//!  P1  base <= min-filter(rtt); delay; achieved/received += bytes; trigger |= NACK|RTO;
+//!      fi*bytes, fi_scale*bytes, penalty*bytes                        (3 multipliers)
+//!  P2  base*maxwnd_per_ns; |delay<<8 - avg|*ewma; bytes*(target-delay); quadrant, epoch,
+//!      period and MD-interval flags                                   (3 multipliers)
+//!  P3  maxwnd; avg; prop = p1*alpha >> 16; received > 8 MTU           (1 multiplier)
+//!  P4  quick adapt (cwnd = max(achieved, MTU)); epoch restart; md_do, fulfill_do;
+//!      leading one of avg
+//!  P5  quadrant: fair/proportional into inc, fast increase into cwnd; NACK/RTO subtract;
+//!      avg's table index; gamma*target*2^8 >> (p - 16)
+//!  P6  (MD) table[avg]           P7 (MD) factor = clamp(1-g + gts*r >> 27)  P8 (MD) cwnd*factor
+//!  P9  cwnd = clamp(cut - penalty); last_dec          -> done unless fulfill_do
+//!  P10 (F) leading one of cwnd   P11 (F) index; inc >> (p - 10)   P12 (F) table[cwnd]
+//!  P13 (F) (inc>>..)*r >> 21     P14 (F) cwnd = min(cwnd + inc/cwnd (+ eta), maxwnd) -> done
+//! ```
+//!
+//! `ev_ready` is high when idle and in an event's last phase (P9 without a fulfill, P14), so
+//! a waiting event is taken back to back. The outputs (`cwnd`, `maxwnd`, `base_rtt_ns`,
+//! `avg_delay_q8`, counters) are registers loaded at the end of an event: they show whole
+//! events only, from the clock after its last phase. `can_send` is combinational from this
+//! clock's `inflight` / `next_len` and the shown cwnd.
+//!
+//! Line rate: at one ACK per 4096-byte packet and 800 Gb/s (24.4 M ACK/s), the average cost is
+//! 6 + 5/9 clocks (a fulfill per 8 MTU received) plus 3 at most once per base RTT, 6.6 clocks
+//! = 38 M events/s at 250 MHz. Config validation refuses a line rate / MTU / clock whose ACK
+//! rate at 7 clocks per ACK exceeds the clock. The upstream holds an event while `ev_ready`
+//! is low (bursts queue in front, e.g. in `mrc_core`).
+
+use crate::arith::{LeadingOne32, WideMul};
+use mrc_config::nscc::{recip_table, NsccFixed};
+use mrc_config::NicConfig;
+use rust_hdl::prelude::*;
+use rust_hdl::widgets::ramrom::rom::ROM;
+
+#[derive(LogicBlock)]
+pub struct NsccWindow {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset: state back to the config's initial values; an event in flight is lost.
+    pub rst: Signal<In, Bit>,
+    pub ev_valid: Signal<In, Bit>,
+    /// 0 ACK, 1 trim NACK, 2 RTO, 3 TICK.
+    pub ev_kind: Signal<In, Bits<2>>,
+    /// ACK: newly acked bytes; NACK: trimmed bytes.
+    pub ev_bytes: Signal<In, Bits<24>>,
+    /// RTT sample in ns; 0 = the ACK carried none.
+    pub ev_rtt_ns: Signal<In, Bits<24>>,
+    pub ev_ecn: Signal<In, Bit>,
+    /// Receiver window penalty, 0..127 (64 = 50 %).
+    pub ev_penalty: Signal<In, Bits<7>>,
+    /// Free-running ns clock (wraps).
+    pub now_ns: Signal<In, Bits<32>>,
+    pub inflight: Signal<In, Bits<32>>,
+    pub next_len: Signal<In, Bits<16>>,
+
+    pub ev_ready: Signal<Out, Bit>,
+    pub cwnd: Signal<Out, Bits<32>>,
+    pub maxwnd: Signal<Out, Bits<32>>,
+    pub base_rtt_ns: Signal<Out, Bits<24>>,
+    /// Average queuing delay, ns Q24.8.
+    pub avg_delay_q8: Signal<Out, Bits<32>>,
+    pub can_send: Signal<Out, Bit>,
+    pub cnt_events: Signal<Out, Bits<32>>,
+    pub cnt_md: Signal<Out, Bits<32>>,
+    pub cnt_qa: Signal<Out, Bits<32>>,
+
+    // Elaboration constants (NsccFixed).
+    k_mtu: Constant<Bits<32>>,
+    k_target: Constant<Bits<24>>,
+    k_target_q8: Constant<Bits<32>>,
+    k_qa_th: Constant<Bits<24>>,
+    k_fast: Constant<Bits<24>>,
+    k_fi: Constant<Bits<24>>,
+    k_alpha: Constant<Bits<25>>,
+    k_fsq8: Constant<Bits<16>>,
+    k_eta: Constant<Bits<40>>,
+    k_adj: Constant<Bits<32>>,
+    k_mwq8: Constant<Bits<17>>,
+    k_ewma: Constant<Bits<10>>,
+    k_one_minus_g: Constant<Bits<17>>,
+    k_gt: Constant<Bits<41>>,
+    k_init_cwnd: Constant<Bits<32>>,
+    k_init_base: Constant<Bits<24>>,
+    /// Saturation values and the serial-comparison half range (literals above i32 cannot be
+    /// written inside hdl_gen).
+    k_all32: Constant<Bits<32>>,
+    k_all48: Constant<Bits<48>>,
+    k_all32_41: Constant<Bits<41>>,
+    k_all48_73: Constant<Bits<73>>,
+    k_half32: Constant<Bits<32>>,
+
+    // Sequencer and the event being processed.
+    ph: DFF<Bits<4>>,
+    e_kind: DFF<Bits<2>>,
+    e_bytes: DFF<Bits<24>>,
+    e_rtt: DFF<Bits<24>>,
+    e_ecn: DFF<Bit>,
+    e_pen: DFF<Bits<7>>,
+    e_now: DFF<Bits<32>>,
+
+    // Algorithm state.
+    cw: DFF<Bits<32>>,
+    mw: DFF<Bits<32>>,
+    base: DFF<Bits<24>>,
+    avg: DFF<Bits<32>>,
+    inc: DFF<Bits<48>>,
+    rcv: DFF<Bits<32>>,
+    ach: DFF<Bits<32>>,
+    fic: DFF<Bits<32>>,
+    incr: DFF<Bit>,
+    trig: DFF<Bit>,
+    epv: DFF<Bit>,
+    qa_end: DFF<Bits<32>>,
+    last_dec: DFF<Bits<32>>,
+    last_adj: DFF<Bits<32>>,
+    c_ev: DFF<Bits<32>>,
+    c_md: DFF<Bits<32>>,
+    c_qa: DFF<Bits<32>>,
+
+    // Per-event intermediates.
+    t_delay: DFF<Bits<24>>,
+    t_rttv: DFF<Bit>,
+    t_fair: DFF<Bits<48>>,
+    t_fast: DFF<Bits<32>>,
+    t_pen: DFF<Bits<24>>,
+    t_mwp: DFF<Bits<41>>,
+    t_avgstep: DFF<Bits<32>>,
+    t_up: DFF<Bit>,
+    t_p1: DFF<Bits<48>>,
+    t_prop: DFF<Bits<48>>,
+    f_fairz: DFF<Bit>,
+    f_propz: DFF<Bit>,
+    f_mdz: DFF<Bit>,
+    f_fastz: DFF<Bit>,
+    f_qtrig: DFF<Bit>,
+    f_over: DFF<Bit>,
+    f_adj: DFF<Bit>,
+    f_mdt: DFF<Bit>,
+    f_fdob: DFF<Bit>,
+    f_qa: DFF<Bit>,
+    f_mdo: DFF<Bit>,
+    f_fdo: DFF<Bit>,
+    pa: DFF<Bits<5>>,
+    ia: DFF<Bits<10>>,
+    r_avg: DFF<Bits<12>>,
+    gts: DFF<Bits<41>>,
+    mdf: DFF<Bits<17>>,
+    t_mdp: DFF<Bits<49>>,
+    pc: DFF<Bits<5>>,
+    ic: DFF<Bits<10>>,
+    r_c: DFF<Bits<12>>,
+    incs: DFF<Bits<48>>,
+    t_ful: DFF<Bits<40>>,
+
+    // Shown outputs.
+    o_cw: DFF<Bits<32>>,
+    o_mw: DFF<Bits<32>>,
+    o_base: DFF<Bits<24>>,
+    o_avg: DFF<Bits<32>>,
+    o_ev: DFF<Bits<32>>,
+    o_md: DFF<Bits<32>>,
+    o_qa: DFF<Bits<32>>,
+
+    // Arithmetic blocks.
+    m_fair: WideMul<24, 24, 48>,
+    m_fast: WideMul<24, 16, 40>,
+    m_pen: WideMul<24, 7, 31>,
+    m_mwp: WideMul<24, 17, 41>,
+    m_avg: WideMul<33, 10, 43>,
+    m_p1: WideMul<24, 24, 48>,
+    m_prop: WideMul<48, 25, 73>,
+    m_gt: WideMul<41, 12, 53>,
+    m_md: WideMul<32, 17, 49>,
+    m_ful: WideMul<48, 12, 60>,
+    lead: LeadingOne32,
+    rom: ROM<Bits<12>, 10>,
+
+    // Locals.
+    l_take: Signal<Local, Bit>,
+    l_last: Signal<Local, Bit>,
+    l_ack: Signal<Local, Bit>,
+    l_nack: Signal<Local, Bit>,
+    l_rto: Signal<Local, Bit>,
+    l_tick: Signal<Local, Bit>,
+    l_rttv: Signal<Local, Bit>,
+    l_nb: Signal<Local, Bits<24>>,
+    l_s33a: Signal<Local, Bits<33>>,
+    l_s33b: Signal<Local, Bits<33>>,
+    l_d8: Signal<Local, Bits<33>>,
+    l_a33: Signal<Local, Bits<33>>,
+    l_diff: Signal<Local, Bits<33>>,
+    l_tmd: Signal<Local, Bits<24>>,
+    l_el_qa: Signal<Local, Bits<32>>,
+    l_el_adj: Signal<Local, Bits<32>>,
+    l_el_dec: Signal<Local, Bits<32>>,
+    l_base32: Signal<Local, Bits<32>>,
+    l_mw41: Signal<Local, Bits<41>>,
+    l_prop_sh: Signal<Local, Bits<73>>,
+    l_fic33: Signal<Local, Bits<33>>,
+    l_fic: Signal<Local, Bits<32>>,
+    l_go_fast: Signal<Local, Bit>,
+    l_inc49: Signal<Local, Bits<49>>,
+    l_add48: Signal<Local, Bits<48>>,
+    l_cw33: Signal<Local, Bits<33>>,
+    l_sub32: Signal<Local, Bits<32>>,
+    l_gt_sh: Signal<Local, Bits<53>>,
+    l_gt26: Signal<Local, Bits<26>>,
+    l_mdf: Signal<Local, Bits<27>>,
+    l_cut: Signal<Local, Bits<32>>,
+    l_md_sh: Signal<Local, Bits<49>>,
+    l_pen32: Signal<Local, Bits<32>>,
+    l_after: Signal<Local, Bits<32>>,
+    l_clamped: Signal<Local, Bits<32>>,
+    l_idx_x: Signal<Local, Bits<32>>,
+    l_idx_p: Signal<Local, Bits<5>>,
+    l_idx_m: Signal<Local, Bits<32>>,
+    l_ful_sh: Signal<Local, Bits<60>>,
+    l_w40: Signal<Local, Bits<40>>,
+    l_mw40: Signal<Local, Bits<40>>,
+    l_end_qa: Signal<Local, Bits<32>>,
+    l_ready: Signal<Local, Bit>,
+    l_cwn: Signal<Local, Bits<32>>,
+    l_cmd: Signal<Local, Bits<32>>,
+    l_need33: Signal<Local, Bits<33>>,
+    l_qa: Signal<Local, Bit>,
+    l_fast_sh: Signal<Local, Bits<40>>,
+    l_pen_sh: Signal<Local, Bits<31>>,
+    l_avg_sh: Signal<Local, Bits<43>>,
+}
+
+impl NsccWindow {
+    pub fn new(cfg: &NicConfig) -> Self {
+        let k = NsccFixed::new(cfg);
+        let table = recip_table();
+        // Every constant must fit its field: config validation bounds them.
+        fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
+            assert!(
+                N >= 64 || v < 1 << N,
+                "NSCC constant {v} does not fit {N} bits"
+            );
+            Constant::new(v.into())
+        }
+        Self {
+            clock: Default::default(),
+            rst: Default::default(),
+            ev_valid: Default::default(),
+            ev_kind: Default::default(),
+            ev_bytes: Default::default(),
+            ev_rtt_ns: Default::default(),
+            ev_ecn: Default::default(),
+            ev_penalty: Default::default(),
+            now_ns: Default::default(),
+            inflight: Default::default(),
+            next_len: Default::default(),
+            ev_ready: Default::default(),
+            cwnd: Default::default(),
+            maxwnd: Default::default(),
+            base_rtt_ns: Default::default(),
+            avg_delay_q8: Default::default(),
+            can_send: Default::default(),
+            cnt_events: Default::default(),
+            cnt_md: Default::default(),
+            cnt_qa: Default::default(),
+            k_mtu: c(k.mtu.into()),
+            k_target: c(k.target_ns.into()),
+            k_target_q8: c(u64::from(k.target_ns) << 8),
+            k_qa_th: c(k.qa_threshold_ns.into()),
+            k_fast: c(mrc_config::nscc::FAST_DELAY_NS.into()),
+            k_fi: c(k.fi.into()),
+            k_alpha: c(k.alpha_q16.into()),
+            k_fsq8: c(k.fi_scale_q8.into()),
+            k_eta: c(k.eta.into()),
+            k_adj: c(k.adjust_bytes.into()),
+            k_mwq8: c(k.maxwnd_per_ns_q8.into()),
+            k_ewma: c(k.ewma_q16.into()),
+            k_one_minus_g: c(65536 - u64::from(k.gamma_q16)),
+            k_gt: c(k.gamma_target_q24),
+            k_init_cwnd: c(k.init_cwnd.into()),
+            k_init_base: c(k.base_rtt_ns.into()),
+            k_all32: c(u32::MAX.into()),
+            k_all48: c((1 << 48) - 1),
+            k_all32_41: c(u32::MAX.into()),
+            k_all48_73: c((1 << 48) - 1),
+            k_half32: c(1 << 31),
+            ph: Default::default(),
+            e_kind: Default::default(),
+            e_bytes: Default::default(),
+            e_rtt: Default::default(),
+            e_ecn: Default::default(),
+            e_pen: Default::default(),
+            e_now: Default::default(),
+            cw: Default::default(),
+            mw: Default::default(),
+            base: Default::default(),
+            avg: Default::default(),
+            inc: Default::default(),
+            rcv: Default::default(),
+            ach: Default::default(),
+            fic: Default::default(),
+            incr: Default::default(),
+            trig: Default::default(),
+            epv: Default::default(),
+            qa_end: Default::default(),
+            last_dec: Default::default(),
+            last_adj: Default::default(),
+            c_ev: Default::default(),
+            c_md: Default::default(),
+            c_qa: Default::default(),
+            t_delay: Default::default(),
+            t_rttv: Default::default(),
+            t_fair: Default::default(),
+            t_fast: Default::default(),
+            t_pen: Default::default(),
+            t_mwp: Default::default(),
+            t_avgstep: Default::default(),
+            t_up: Default::default(),
+            t_p1: Default::default(),
+            t_prop: Default::default(),
+            f_fairz: Default::default(),
+            f_propz: Default::default(),
+            f_mdz: Default::default(),
+            f_fastz: Default::default(),
+            f_qtrig: Default::default(),
+            f_over: Default::default(),
+            f_adj: Default::default(),
+            f_mdt: Default::default(),
+            f_fdob: Default::default(),
+            f_qa: Default::default(),
+            f_mdo: Default::default(),
+            f_fdo: Default::default(),
+            pa: Default::default(),
+            ia: Default::default(),
+            r_avg: Default::default(),
+            gts: Default::default(),
+            mdf: Default::default(),
+            t_mdp: Default::default(),
+            pc: Default::default(),
+            ic: Default::default(),
+            r_c: Default::default(),
+            incs: Default::default(),
+            t_ful: Default::default(),
+            o_cw: Default::default(),
+            o_mw: Default::default(),
+            o_base: Default::default(),
+            o_avg: Default::default(),
+            o_ev: Default::default(),
+            o_md: Default::default(),
+            o_qa: Default::default(),
+            m_fair: Default::default(),
+            m_fast: Default::default(),
+            m_pen: Default::default(),
+            m_mwp: Default::default(),
+            m_avg: Default::default(),
+            m_p1: Default::default(),
+            m_prop: Default::default(),
+            m_gt: Default::default(),
+            m_md: Default::default(),
+            m_ful: Default::default(),
+            lead: Default::default(),
+            rom: ROM::new(
+                table
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &r)| ((i as u64).to_bits(), u64::from(r).to_bits()))
+                    .collect(),
+            ),
+            l_take: Default::default(),
+            l_last: Default::default(),
+            l_ack: Default::default(),
+            l_nack: Default::default(),
+            l_rto: Default::default(),
+            l_tick: Default::default(),
+            l_rttv: Default::default(),
+            l_nb: Default::default(),
+            l_s33a: Default::default(),
+            l_s33b: Default::default(),
+            l_d8: Default::default(),
+            l_a33: Default::default(),
+            l_diff: Default::default(),
+            l_tmd: Default::default(),
+            l_el_qa: Default::default(),
+            l_el_adj: Default::default(),
+            l_el_dec: Default::default(),
+            l_base32: Default::default(),
+            l_mw41: Default::default(),
+            l_prop_sh: Default::default(),
+            l_fic33: Default::default(),
+            l_fic: Default::default(),
+            l_go_fast: Default::default(),
+            l_inc49: Default::default(),
+            l_add48: Default::default(),
+            l_cw33: Default::default(),
+            l_sub32: Default::default(),
+            l_gt_sh: Default::default(),
+            l_gt26: Default::default(),
+            l_mdf: Default::default(),
+            l_cut: Default::default(),
+            l_md_sh: Default::default(),
+            l_pen32: Default::default(),
+            l_after: Default::default(),
+            l_clamped: Default::default(),
+            l_idx_x: Default::default(),
+            l_idx_p: Default::default(),
+            l_idx_m: Default::default(),
+            l_ful_sh: Default::default(),
+            l_w40: Default::default(),
+            l_mw40: Default::default(),
+            l_end_qa: Default::default(),
+            l_ready: Default::default(),
+            l_cwn: Default::default(),
+            l_cmd: Default::default(),
+            l_need33: Default::default(),
+            l_qa: Default::default(),
+            l_fast_sh: Default::default(),
+            l_pen_sh: Default::default(),
+            l_avg_sh: Default::default(),
+        }
+    }
+}
+
+impl Logic for NsccWindow {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, ph, e_kind, e_bytes, e_rtt, e_ecn, e_pen, e_now, cw, mw, base, avg, inc,
+            rcv, ach, fic, incr, trig, epv, qa_end, last_dec, last_adj, c_ev, c_md, c_qa, t_delay,
+            t_rttv, t_fair, t_fast, t_pen, t_mwp, t_avgstep, t_up, t_p1, t_prop, f_fairz, f_propz,
+            f_mdz, f_fastz, f_qtrig, f_over, f_adj, f_mdt, f_fdob, f_qa, f_mdo, f_fdo, pa, ia,
+            r_avg, gts, mdf, t_mdp, pc, ic, r_c, incs, t_ful, o_cw, o_mw, o_base, o_avg, o_ev,
+            o_md, o_qa
+        );
+
+        // ---- handshake and outputs ---------------------------------------------------------
+        self.l_last.next = ((self.ph.q.val() == bits::<4>(9)) & !self.f_fdo.q.val())
+            | (self.ph.q.val() == bits::<4>(14));
+        self.l_ready.next = (self.ph.q.val() == bits::<4>(0)) | self.l_last.val();
+        self.ev_ready.next = self.l_ready.val();
+        self.l_take.next = self.l_ready.val() & self.ev_valid.val();
+        self.l_cwn.next = self.cw.q.val();
+        self.l_cmd.next = self.c_md.q.val();
+        self.cwnd.next = self.o_cw.q.val();
+        self.maxwnd.next = self.o_mw.q.val();
+        self.base_rtt_ns.next = self.o_base.q.val();
+        self.avg_delay_q8.next = self.o_avg.q.val();
+        self.cnt_events.next = self.o_ev.q.val();
+        self.cnt_md.next = self.o_md.q.val();
+        self.cnt_qa.next = self.o_qa.q.val();
+        self.l_need33.next =
+            bit_cast::<33, 32>(self.inflight.val()) + bit_cast::<33, 16>(self.next_len.val());
+        self.can_send.next = (self.next_len.val() != bits::<16>(0))
+            & (self.l_need33.val() <= bit_cast::<33, 32>(self.o_cw.q.val()));
+
+        // ---- sequencer -----------------------------------------------------------------------
+        if self.l_take.val() {
+            self.ph.d.next = bits::<4>(1);
+            self.e_kind.d.next = self.ev_kind.val();
+            self.e_bytes.d.next = self.ev_bytes.val();
+            self.e_rtt.d.next = self.ev_rtt_ns.val();
+            self.e_ecn.d.next = self.ev_ecn.val();
+            self.e_pen.d.next = self.ev_penalty.val();
+            self.e_now.d.next = self.now_ns.val();
+        } else if self.l_last.val() {
+            self.ph.d.next = bits::<4>(0);
+        } else if self.ph.q.val() == bits::<4>(5) {
+            if self.f_mdo.q.val() {
+                self.ph.d.next = bits::<4>(6);
+            } else {
+                self.ph.d.next = bits::<4>(9);
+            }
+        } else if self.ph.q.val() != bits::<4>(0) {
+            self.ph.d.next = self.ph.q.val() + bits::<4>(1);
+        }
+
+        self.l_ack.next = self.e_kind.q.val() == bits::<2>(0);
+        self.l_nack.next = self.e_kind.q.val() == bits::<2>(1);
+        self.l_rto.next = self.e_kind.q.val() == bits::<2>(2);
+        self.l_tick.next = self.e_kind.q.val() == bits::<2>(3);
+
+        // Multiplier operands (each multiplier serves one phase).
+        self.m_fair.a.next = self.e_bytes.q.val();
+        self.m_fair.b.next = self.k_fi.val();
+        self.m_fast.a.next = self.e_bytes.q.val();
+        self.m_fast.b.next = self.k_fsq8.val();
+        self.m_pen.a.next = self.e_bytes.q.val();
+        self.m_pen.b.next = self.e_pen.q.val();
+        self.m_mwp.a.next = self.base.q.val();
+        self.m_mwp.b.next = self.k_mwq8.val();
+        self.m_p1.a.next = self.e_bytes.q.val();
+        self.m_p1.b.next = self.k_target.val() - self.t_delay.q.val();
+        self.m_prop.a.next = self.t_p1.q.val();
+        self.m_prop.b.next = self.k_alpha.val();
+        self.m_gt.a.next = self.gts.q.val();
+        self.m_gt.b.next = self.r_avg.q.val();
+        self.m_md.a.next = self.cw.q.val();
+        self.m_md.b.next = self.mdf.q.val();
+        self.m_ful.a.next = self.incs.q.val();
+        self.m_ful.b.next = self.r_c.q.val();
+
+        // ---- P1: base-RTT min filter, delay, byte counts -----------------------------------
+        self.l_rttv.next = self.l_ack.val() & (self.e_rtt.q.val() != bits::<24>(0));
+        self.l_nb.next = self.base.q.val();
+        if self.l_rttv.val() & (self.e_rtt.q.val() < self.base.q.val()) {
+            self.l_nb.next = self.e_rtt.q.val();
+        }
+        self.l_s33a.next =
+            bit_cast::<33, 32>(self.ach.q.val()) + bit_cast::<33, 24>(self.e_bytes.q.val());
+        self.l_s33b.next =
+            bit_cast::<33, 32>(self.rcv.q.val()) + bit_cast::<33, 24>(self.e_bytes.q.val());
+        self.l_fast_sh.next = self.m_fast.p.val() >> 8;
+        self.l_pen_sh.next = self.m_pen.p.val() >> 7;
+        if self.ph.q.val() == bits::<4>(1) {
+            self.base.d.next = self.l_nb.val();
+            self.t_rttv.d.next = self.l_rttv.val();
+            self.t_delay.d.next = bits::<24>(0);
+            if self.l_rttv.val() {
+                self.t_delay.d.next = self.e_rtt.q.val() - self.l_nb.val();
+            }
+            if self.l_ack.val() {
+                self.ach.d.next = bit_cast::<32, 33>(self.l_s33a.val());
+                if self.l_s33a.val().get_bit(32) {
+                    self.ach.d.next = self.k_all32.val();
+                }
+                self.rcv.d.next = bit_cast::<32, 33>(self.l_s33b.val());
+                if self.l_s33b.val().get_bit(32) {
+                    self.rcv.d.next = self.k_all32.val();
+                }
+            }
+            self.trig.d.next = self.trig.q.val() | self.l_nack.val() | self.l_rto.val();
+            self.c_ev.d.next = self.c_ev.q.val() + bits::<32>(1);
+            self.t_fair.d.next = self.m_fair.p.val();
+            self.t_fast.d.next = bit_cast::<32, 40>(self.l_fast_sh.val());
+            self.t_pen.d.next = bit_cast::<24, 31>(self.l_pen_sh.val());
+        }
+
+        // ---- P2: products and flags --------------------------------------------------------
+        self.l_d8.next = bit_cast::<33, 24>(self.t_delay.q.val()) << 8;
+        self.l_a33.next = bit_cast::<33, 32>(self.avg.q.val());
+        self.l_diff.next = self.l_a33.val() - self.l_d8.val();
+        if self.l_d8.val() >= self.l_a33.val() {
+            self.l_diff.next = self.l_d8.val() - self.l_a33.val();
+        }
+        self.m_avg.a.next = self.l_diff.val();
+        self.m_avg.b.next = self.k_ewma.val();
+        self.l_tmd.next = self.t_delay.q.val();
+        self.l_el_qa.next = self.e_now.q.val() - self.qa_end.q.val();
+        self.l_el_adj.next = self.e_now.q.val() - self.last_adj.q.val();
+        self.l_el_dec.next = self.e_now.q.val() - self.last_dec.q.val();
+        self.l_base32.next = bit_cast::<32, 24>(self.base.q.val());
+        self.l_avg_sh.next = self.m_avg.p.val() >> 16;
+        if self.ph.q.val() == bits::<4>(2) {
+            self.t_mwp.d.next = self.m_mwp.p.val();
+            self.t_up.d.next = self.l_d8.val() >= self.l_a33.val();
+            self.t_avgstep.d.next = bit_cast::<32, 43>(self.l_avg_sh.val());
+            self.t_p1.d.next = self.m_p1.p.val();
+            self.f_fairz.d.next =
+                self.l_ack.val() & !self.e_ecn.q.val() & (self.l_tmd.val() >= self.k_target.val());
+            self.f_propz.d.next =
+                self.l_ack.val() & !self.e_ecn.q.val() & (self.l_tmd.val() < self.k_target.val());
+            self.f_mdz.d.next =
+                self.l_ack.val() & self.e_ecn.q.val() & (self.l_tmd.val() >= self.k_target.val());
+            self.f_fastz.d.next = self.l_tmd.val() < self.k_fast.val();
+            self.f_qtrig.d.next = self.trig.q.val() | (self.l_tmd.val() > self.k_qa_th.val());
+            // Epoch over: not started yet, or now is after its end (serial comparison).
+            self.f_over.d.next = !self.epv.q.val()
+                | ((self.l_el_qa.val() != bits::<32>(0))
+                    & (self.l_el_qa.val() < self.k_half32.val()));
+            self.f_adj.d.next = self.l_el_adj.val() > self.l_base32.val();
+            self.f_mdt.d.next = self.l_el_dec.val() > self.l_base32.val();
+        }
+
+        // ---- P3: maxwnd, average delay, proportional increment -----------------------------
+        self.l_mw41.next = self.t_mwp.q.val() >> 8;
+        self.l_prop_sh.next = self.m_prop.p.val() >> 16;
+        if self.ph.q.val() == bits::<4>(3) {
+            self.mw.d.next = bit_cast::<32, 41>(self.l_mw41.val());
+            if self.l_mw41.val() > self.k_all32_41.val() {
+                self.mw.d.next = self.k_all32.val();
+            }
+            if self.l_mw41.val() < bit_cast::<41, 32>(self.k_mtu.val()) {
+                self.mw.d.next = self.k_mtu.val();
+            }
+            if self.t_rttv.q.val() {
+                if self.t_up.q.val() {
+                    self.avg.d.next = self.avg.q.val() + self.t_avgstep.q.val();
+                } else {
+                    self.avg.d.next = self.avg.q.val() - self.t_avgstep.q.val();
+                }
+            }
+            self.t_prop.d.next = bit_cast::<48, 73>(self.l_prop_sh.val());
+            if self.l_prop_sh.val() > self.k_all48_73.val() {
+                self.t_prop.d.next = self.k_all48.val();
+            }
+            self.f_fdob.d.next = self.rcv.q.val() > self.k_adj.val();
+        }
+
+        // ---- P4: quick adapt; which optional phases run; leading one of avg ----------------
+        self.lead.x.next = self.avg.q.val();
+        if self.ph.q.val() == bits::<4>(10) {
+            self.lead.x.next = self.cw.q.val();
+        }
+        self.l_end_qa.next =
+            self.e_now.q.val() + self.l_base32.val() + bit_cast::<32, 24>(self.k_target.val());
+        self.l_qa.next = (self.l_ack.val() | self.l_nack.val())
+            & self.f_over.q.val()
+            & self.epv.q.val()
+            & self.f_qtrig.q.val()
+            & (self.ach.q.val() < (self.mw.q.val() >> 3));
+        if self.ph.q.val() == bits::<4>(4) {
+            self.f_qa.d.next = self.l_qa.val();
+            if (self.l_ack.val() | self.l_nack.val()) & self.f_over.q.val() {
+                self.ach.d.next = bits::<32>(0);
+                self.qa_end.d.next = self.l_end_qa.val();
+                self.epv.d.next = true;
+            }
+            self.f_mdo.d.next = false;
+            self.f_fdo.d.next = false;
+            if self.l_qa.val() {
+                self.l_cwn.next = self.ach.q.val();
+                if self.ach.q.val() < self.k_mtu.val() {
+                    self.l_cwn.next = self.k_mtu.val();
+                }
+                self.trig.d.next = false;
+                self.inc.d.next = bits::<48>(0);
+                self.rcv.d.next = bits::<32>(0);
+                self.c_qa.d.next = self.c_qa.q.val() + bits::<32>(1);
+            } else {
+                self.f_mdo.d.next = self.f_mdz.q.val()
+                    & (self.avg.q.val() > self.k_target_q8.val())
+                    & self.f_mdt.q.val();
+                self.f_fdo.d.next = (self.l_ack.val() & (self.f_fdob.q.val() | self.f_adj.q.val()))
+                    | (self.l_tick.val() & self.f_adj.q.val());
+            }
+            self.pa.d.next = self.lead.pos.val();
+        }
+
+        // ---- P5 / P11: table index of x with its leading one at p --------------------------
+        self.l_idx_x.next = self.avg.q.val();
+        self.l_idx_p.next = self.pa.q.val();
+        if self.ph.q.val() == bits::<4>(11) {
+            self.l_idx_x.next = self.cw.q.val();
+            self.l_idx_p.next = self.pc.q.val();
+        }
+        self.l_idx_m.next = self.l_idx_x.val() << (bits::<5>(10) - self.l_idx_p.val());
+        if self.l_idx_p.val() >= bits::<5>(10) {
+            self.l_idx_m.next = self.l_idx_x.val() >> (self.l_idx_p.val() - bits::<5>(10));
+        }
+
+        // ---- P5: the quadrant's effect; NACK / RTO subtraction -----------------------------
+        self.l_fic33.next =
+            bit_cast::<33, 32>(self.fic.q.val()) + bit_cast::<33, 24>(self.e_bytes.q.val());
+        self.l_fic.next = bit_cast::<32, 33>(self.l_fic33.val());
+        if self.l_fic33.val().get_bit(32) {
+            self.l_fic.next = self.k_all32.val();
+        }
+        self.l_go_fast.next =
+            self.f_fastz.q.val() & ((self.l_fic.val() > self.cw.q.val()) | self.incr.q.val());
+        self.l_add48.next = self.t_prop.q.val();
+        if self.f_fairz.q.val() {
+            self.l_add48.next = self.t_fair.q.val();
+        }
+        self.l_inc49.next =
+            bit_cast::<49, 48>(self.inc.q.val()) + bit_cast::<49, 48>(self.l_add48.val());
+        self.l_cw33.next =
+            bit_cast::<33, 32>(self.cw.q.val()) + bit_cast::<33, 32>(self.t_fast.q.val());
+        self.l_sub32.next = bit_cast::<32, 24>(self.e_bytes.q.val());
+        if self.l_rto.val() {
+            self.l_sub32.next = self.k_mtu.val();
+        }
+        if self.ph.q.val() == bits::<4>(5) {
+            self.ia.d.next = bit_cast::<10, 32>(self.l_idx_m.val());
+            self.gts.d.next = self.k_gt.val();
+            if self.pa.q.val() >= bits::<5>(16) {
+                self.gts.d.next = self.k_gt.val() >> (self.pa.q.val() - bits::<5>(16));
+            }
+            if !self.f_qa.q.val() {
+                if self.f_fairz.q.val() | self.f_mdz.q.val() {
+                    self.fic.d.next = bits::<32>(0);
+                    self.incr.d.next = false;
+                }
+                if self.f_propz.q.val() {
+                    if self.f_fastz.q.val() {
+                        self.fic.d.next = self.l_fic.val();
+                        self.incr.d.next = self.l_go_fast.val();
+                        if self.l_go_fast.val() {
+                            self.l_cwn.next = bit_cast::<32, 33>(self.l_cw33.val());
+                            if self.l_cw33.val().get_bit(32) {
+                                self.l_cwn.next = self.k_all32.val();
+                            }
+                        }
+                    } else {
+                        self.fic.d.next = bits::<32>(0);
+                        self.incr.d.next = false;
+                    }
+                }
+                if self.f_fairz.q.val() | (self.f_propz.q.val() & !self.l_go_fast.val()) {
+                    self.inc.d.next = bit_cast::<48, 49>(self.l_inc49.val());
+                    if self.l_inc49.val().get_bit(48) {
+                        self.inc.d.next = self.k_all48.val();
+                    }
+                }
+                if self.l_nack.val() | self.l_rto.val() {
+                    self.l_cwn.next = self.cw.q.val() - self.l_sub32.val();
+                    if self.cw.q.val() < self.l_sub32.val() {
+                        self.l_cwn.next = bits::<32>(0);
+                    }
+                }
+            }
+        }
+
+        // ---- P6..P8 (MD only): table[avg], factor, cwnd * factor ---------------------------
+        self.rom.address.next = self.ia.q.val();
+        if self.ph.q.val() == bits::<4>(12) {
+            self.rom.address.next = self.ic.q.val();
+        }
+        if self.ph.q.val() == bits::<4>(6) {
+            self.r_avg.d.next = self.rom.data.val();
+        }
+        self.l_gt_sh.next = self.m_gt.p.val() >> 27;
+        self.l_gt26.next = bit_cast::<26, 53>(self.l_gt_sh.val());
+        if self.l_gt_sh.val() > bits::<53>(65536) {
+            self.l_gt26.next = bits::<26>(65536);
+        }
+        self.l_mdf.next =
+            bit_cast::<27, 17>(self.k_one_minus_g.val()) + bit_cast::<27, 26>(self.l_gt26.val());
+        if self.ph.q.val() == bits::<4>(7) {
+            self.mdf.d.next = bit_cast::<17, 27>(self.l_mdf.val());
+            if self.l_mdf.val() > bits::<27>(65536) {
+                self.mdf.d.next = bits::<17>(65536);
+            }
+            if self.l_mdf.val() < bits::<27>(32768) {
+                self.mdf.d.next = bits::<17>(32768);
+            }
+        }
+        if self.ph.q.val() == bits::<4>(8) {
+            self.t_mdp.d.next = self.m_md.p.val();
+        }
+
+        // ---- P9: cut, penalty, clamp --------------------------------------------------------
+        self.l_md_sh.next = self.t_mdp.q.val() >> 16;
+        self.l_cut.next = self.cw.q.val();
+        if self.f_mdo.q.val() {
+            self.l_cut.next = bit_cast::<32, 49>(self.l_md_sh.val());
+        }
+        self.l_pen32.next = bits::<32>(0);
+        if self.l_ack.val() {
+            self.l_pen32.next = bit_cast::<32, 24>(self.t_pen.q.val());
+        }
+        self.l_after.next = self.l_cut.val() - self.l_pen32.val();
+        if self.l_cut.val() < self.l_pen32.val() {
+            self.l_after.next = bits::<32>(0);
+        }
+        self.l_clamped.next = self.l_after.val();
+        if self.l_after.val() < self.k_mtu.val() {
+            self.l_clamped.next = self.k_mtu.val();
+        }
+        if self.l_clamped.val() > self.mw.q.val() {
+            self.l_clamped.next = self.mw.q.val();
+        }
+        if (self.ph.q.val() == bits::<4>(9)) & !self.f_qa.q.val() {
+            self.l_cwn.next = self.l_clamped.val();
+            if self.f_mdo.q.val() {
+                self.last_dec.d.next = self.e_now.q.val();
+                self.l_cmd.next = self.c_md.q.val() + bits::<32>(1);
+            }
+        }
+
+        // ---- P10..P14 (fulfill only): cwnd += inc / cwnd (+ eta) ---------------------------
+        if self.ph.q.val() == bits::<4>(10) {
+            self.pc.d.next = self.lead.pos.val();
+        }
+        if self.ph.q.val() == bits::<4>(11) {
+            self.ic.d.next = bit_cast::<10, 32>(self.l_idx_m.val());
+            self.incs.d.next = self.inc.q.val() >> (self.pc.q.val() - bits::<5>(10));
+        }
+        if self.ph.q.val() == bits::<4>(12) {
+            self.r_c.d.next = self.rom.data.val();
+        }
+        self.l_ful_sh.next = self.m_ful.p.val() >> 21;
+        if self.ph.q.val() == bits::<4>(13) {
+            self.t_ful.d.next = bit_cast::<40, 60>(self.l_ful_sh.val());
+        }
+        self.l_w40.next = bit_cast::<40, 32>(self.cw.q.val()) + self.t_ful.q.val();
+        if self.f_adj.q.val() {
+            self.l_w40.next =
+                bit_cast::<40, 32>(self.cw.q.val()) + self.t_ful.q.val() + self.k_eta.val();
+        }
+        self.l_mw40.next = bit_cast::<40, 32>(self.mw.q.val());
+        if self.ph.q.val() == bits::<4>(14) {
+            self.l_cwn.next = bit_cast::<32, 40>(self.l_w40.val());
+            if self.l_w40.val() > self.l_mw40.val() {
+                self.l_cwn.next = self.mw.q.val();
+            }
+            if self.f_adj.q.val() {
+                self.last_adj.d.next = self.e_now.q.val();
+            }
+            self.inc.d.next = bits::<48>(0);
+            self.rcv.d.next = bits::<32>(0);
+        }
+
+        // ---- commit; the shown outputs take whole events ----------------------------------
+        self.cw.d.next = self.l_cwn.val();
+        self.c_md.d.next = self.l_cmd.val();
+        if self.l_last.val() {
+            self.o_cw.d.next = self.l_cwn.val();
+            self.o_mw.d.next = self.mw.q.val();
+            self.o_base.d.next = self.base.q.val();
+            self.o_avg.d.next = self.avg.q.val();
+            self.o_ev.d.next = self.c_ev.q.val();
+            self.o_md.d.next = self.l_cmd.val();
+            self.o_qa.d.next = self.c_qa.q.val();
+        }
+
+        // ---- synchronous reset ---------------------------------------------------------------
+        if self.rst.val() {
+            self.ph.d.next = bits::<4>(0);
+            self.cw.d.next = self.k_init_cwnd.val();
+            self.mw.d.next = self.k_init_cwnd.val();
+            self.base.d.next = self.k_init_base.val();
+            self.avg.d.next = bits::<32>(0);
+            self.inc.d.next = bits::<48>(0);
+            self.rcv.d.next = bits::<32>(0);
+            self.ach.d.next = bits::<32>(0);
+            self.fic.d.next = bits::<32>(0);
+            self.incr.d.next = false;
+            self.trig.d.next = false;
+            self.epv.d.next = false;
+            self.qa_end.d.next = bits::<32>(0);
+            self.last_dec.d.next = bits::<32>(0);
+            self.last_adj.d.next = bits::<32>(0);
+            self.c_ev.d.next = bits::<32>(0);
+            self.c_md.d.next = bits::<32>(0);
+            self.c_qa.d.next = bits::<32>(0);
+            self.f_fdo.d.next = false;
+            self.o_cw.d.next = self.k_init_cwnd.val();
+            self.o_mw.d.next = self.k_init_cwnd.val();
+            self.o_base.d.next = self.k_init_base.val();
+            self.o_avg.d.next = bits::<32>(0);
+            self.o_ev.d.next = bits::<32>(0);
+            self.o_md.d.next = bits::<32>(0);
+            self.o_qa.d.next = bits::<32>(0);
+        }
+    }
+}
