@@ -299,9 +299,10 @@ pub struct EventRun {
     pub log: Vec<WindowOutputs>,
     /// Cycle each event was taken on.
     pub taken_at: Vec<usize>,
-    /// Clocks each event occupied the block (taken to ready again).
+    /// Clocks each event occupied the block: taken at edge t, `ev_ready` again after edge
+    /// t + cycles - 1, so the next event can be taken at edge t + cycles.
     pub cycles: Vec<usize>,
-    /// Outputs on the first clock that shows each event's result (taken + cycles + 1).
+    /// Outputs after the first edge that shows each event's result (t + cycles).
     pub after: Vec<WindowOutputs>,
 }
 
@@ -417,16 +418,16 @@ pub fn nscc_event_inputs(
 }
 
 impl EventRun {
-    /// Event lengths and results from a run's outputs (`log[c]` during clock `c`).
+    /// Event lengths and results from a run's outputs (`log[c]` after edge `c`).
     pub fn new(inputs: Vec<WindowInputs>, log: Vec<WindowOutputs>, taken_at: Vec<usize>) -> Self {
         let cycles: Vec<usize> = taken_at
             .iter()
-            .map(|&t| (t + 1..log.len()).find(|&c| log[c].ev_ready).unwrap() - t)
+            .map(|&t| (t..log.len()).find(|&c| log[c].ev_ready).unwrap() - t + 1)
             .collect();
         let after = taken_at
             .iter()
             .zip(&cycles)
-            .map(|(&t, &l)| log[t + l + 1])
+            .map(|(&t, &l)| log[t + l])
             .collect();
         EventRun {
             inputs,

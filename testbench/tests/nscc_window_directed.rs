@@ -424,8 +424,9 @@ fn events_offered_while_busy_are_not_taken_and_results_show_after_the_event() {
         rst: true,
         ..WindowInputs::default()
     };
-    // Clock 2: RTO taken. Clocks 3..=7: a huge NACK offered while busy. Clock 8 (ready): not
-    // offered any more. Then idle. Then a reset with an event offered (not taken).
+    // Edge 2: RTO taken (6 clocks: not ready after edges 2..=6, ready after 7, result shown
+    // after 8). Edges 3..=7: a huge NACK offered while busy, never taken. Then idle. Then a
+    // reset with an event offered (not taken).
     let mut x = vec![rst, rst, rto];
     x.extend(std::iter::repeat_n(nack, 5));
     x.extend(std::iter::repeat_n(idle, 20));
@@ -433,12 +434,12 @@ fn events_offered_while_busy_are_not_taken_and_results_show_after_the_event() {
     x.extend(std::iter::repeat_n(idle, 5));
     let y = NsccRig::new(&cfg).run(&x);
     let ready: Vec<usize> = (0..28).filter(|&c| y[c].ev_ready).collect();
-    let mut want = vec![0, 1, 2];
-    want.extend(8..28);
+    let mut want = vec![0, 1];
+    want.extend(1 + EVENT_CYCLES as usize..28);
     assert_eq!(ready, want);
     let t = 2 + EVENT_CYCLES as usize;
     for (c, yc) in y.iter().enumerate().take(28) {
-        let shown = c > t;
+        let shown = c >= t;
         assert_eq!(
             yc.cwnd,
             if shown { 1_800_000 - k.mtu } else { 1_800_000 },
@@ -447,7 +448,7 @@ fn events_offered_while_busy_are_not_taken_and_results_show_after_the_event() {
         assert_eq!(yc.cnt_events, u32::from(shown), "{c}");
     }
     // After the reset: back to the initial window, nothing taken.
-    for yc in &y[29..] {
+    for yc in &y[28..] {
         assert_eq!((yc.cwnd, yc.cnt_events), (1_800_000, 0));
         assert!(yc.ev_ready);
     }
@@ -472,7 +473,7 @@ fn a_reset_mid_event_loses_it() {
     for (c, yc) in y.iter().enumerate() {
         assert_eq!((yc.cwnd, yc.cnt_events), (1_800_000, 0), "{c}");
     }
-    assert!(y[6..].iter().all(|y| y.ev_ready));
+    assert!(y[5..].iter().all(|y| y.ev_ready));
 }
 
 #[test]

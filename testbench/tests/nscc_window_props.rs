@@ -45,7 +45,7 @@ fn other_cfg() -> NicConfig {
     c
 }
 
-/// The invariants, cycle by cycle, on one run (`log[c]` = outputs during clock `c`).
+/// The invariants, cycle by cycle, on one run (`log[c]` = outputs after edge `c`).
 fn check_invariants(
     cfg: &NicConfig,
     seq: &[WindowInputs],
@@ -59,17 +59,46 @@ fn check_invariants(
         EVENT_CYCLES + MD_CYCLES + FULFILL_CYCLES,
     ];
     // Event-level replay: `state` has every taken event applied, `shown` the ones whose result
-    // is on the outputs; `busy` = (clock the event in flight is ready again, its state).
+    // is on the outputs; `busy` = (edge after which the event in flight shows `ev_ready`, its
+    // state). An event taken at edge t of length L: not ready after edges t .. t+L-2, ready
+    // after t+L-1, its result shown after t+L.
     let mut state = Fixed::new(cfg);
     let mut shown = state.clone();
     let mut busy: Option<(usize, Fixed)> = None;
     let mut taken_since_reset = 0u32;
     for (c, (x, y)) in seq.iter().zip(log).enumerate() {
         let fail = |m: String| Err(format!("cycle {c}: {m}\n inputs {x:?}\n outputs {y:?}"));
+        // The edge.
+        if x.rst {
+            state = Fixed::new(cfg);
+            shown = state.clone();
+            busy = None;
+            taken_since_reset = 0;
+        } else {
+            let ready = busy.as_ref().is_none_or(|(r, _)| *r + 1 == c);
+            if c > 0 && ready != log[c - 1].ev_ready {
+                return fail("ev_ready before this edge disagrees with the replay".into());
+            }
+            if let Some((r, s)) = &busy {
+                if *r + 1 == c {
+                    shown = s.clone();
+                    busy = None;
+                }
+            }
+            if ready && x.ev_valid {
+                let len = state.apply(&x.event()).cycles();
+                if !lens.contains(&len) {
+                    return fail(format!("event length {len}"));
+                }
+                taken_since_reset += 1;
+                busy = Some((c + len as usize - 1, state.clone()));
+            }
+        }
+        // The outputs after it.
         if y.cwnd < k.mtu || y.cwnd > y.maxwnd {
             return fail(format!("cwnd {} outside [MTU {}, maxwnd]", y.cwnd, k.mtu));
         }
-        if c > 0 && y.base_rtt_ns > log[c - 1].base_rtt_ns && !seq[c - 1].rst {
+        if c > 0 && y.base_rtt_ns > log[c - 1].base_rtt_ns && !x.rst {
             return fail(format!(
                 "base RTT rose {} -> {} without a reset",
                 log[c - 1].base_rtt_ns,
@@ -81,7 +110,7 @@ fn check_invariants(
         if y.can_send != want_send {
             return fail(format!("can_send {} expected {want_send}", y.can_send));
         }
-        // ev_ready: high exactly when no event is in flight or in its last clock.
+        // ev_ready: high exactly when no event is in flight or it is in its last clock.
         let want_ready = busy.as_ref().is_none_or(|(r, _)| *r == c);
         if y.ev_ready != want_ready {
             return fail(format!("ev_ready {} expected {want_ready}", y.ev_ready));
@@ -116,29 +145,6 @@ fn check_invariants(
                 "cnt_events {} but {taken_since_reset} taken",
                 y.cnt_events
             ));
-        }
-        // The edge.
-        if x.rst {
-            state = Fixed::new(cfg);
-            shown = state.clone();
-            busy = None;
-            taken_since_reset = 0;
-            continue;
-        }
-        if let Some((r, s)) = &busy {
-            if *r == c {
-                shown = s.clone();
-                busy = None;
-            }
-        }
-        if y.ev_ready && x.ev_valid {
-            let steps = state.apply(&x.event());
-            let len = steps.cycles();
-            if !lens.contains(&len) {
-                return fail(format!("event length {len}"));
-            }
-            taken_since_reset += 1;
-            busy = Some((c + len as usize, state.clone()));
         }
     }
     Ok(())

@@ -730,7 +730,7 @@ mod tests {
                 let x = t.next_inputs(c);
                 let ready = m.ready();
                 let y = m.step(&x);
-                assert_eq!(y.ev_ready, ready);
+                assert_eq!(y.ev_ready, m.ready());
                 if x.ev_valid && !x.rst {
                     if ready {
                         kinds[x.ev_kind as usize] += 1;
