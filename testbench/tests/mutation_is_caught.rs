@@ -97,7 +97,12 @@ fn a_mutated_nscc_window_verilog_is_caught() {
     let (v, w) = emit_sources(MODULE, &cfg).unwrap();
     let text = std::fs::read_to_string(&v).unwrap();
     let (mutant, n) = bump_hex_literal(&text, k.eta);
-    assert!(n >= 1, "eta ({:#x}) not found as a literal in {}", k.eta, v.display());
+    assert!(
+        n >= 1,
+        "eta ({:#x}) not found as a literal in {}",
+        k.eta,
+        v.display()
+    );
     let dir = mrc_cosim::verilator::target_dir().join("cosim-mutant-nscc");
     std::fs::create_dir_all(&dir).unwrap();
     let mv = dir.join(format!("{MODULE}.v"));

@@ -15,7 +15,7 @@ use mrc_model::nscc::{
 use mrc_testbench::NsccRig;
 use proptest::prelude::*;
 
-const CYCLES: usize = 6_000;
+const CYCLES: usize = 20_000;
 
 /// `make test` is reproducible: a fixed seed unless PROPTEST_RNG_SEED asks for another.
 fn config(cases: u32) -> ProptestConfig {
@@ -186,7 +186,7 @@ prop_compose! {
 }
 
 proptest! {
-    #![proptest_config(config(48))]
+    #![proptest_config(config(256))]
 
     /// Default config, random mixes.
     #[test]
@@ -196,7 +196,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(config(24))]
+    #![proptest_config(config(128))]
 
     /// 400 Gb/s, MTU 9216, no trimming, 4 us base RTT, random mixes.
     #[test]
@@ -214,7 +214,7 @@ fn long_default_stream_both_configs() {
                 near_wrap,
                 ..NsccMix::default()
             };
-            run_case(&cfg, seed, mix, 150_000).unwrap();
+            run_case(&cfg, seed, mix, 1_000_000).unwrap();
         }
     }
 }
