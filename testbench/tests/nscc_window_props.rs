@@ -45,6 +45,18 @@ fn other_cfg() -> NicConfig {
     c
 }
 
+/// The slow end of the config space: 25 Gb/s, 100 us base RTT, 1 KB MTU.
+fn slow_cfg() -> NicConfig {
+    let c = NicConfig {
+        link_gbps: 25,
+        mtu: 1024,
+        base_rtt_ns: 100_000,
+        ..NicConfig::default()
+    };
+    c.validate().expect("valid config");
+    c
+}
+
 /// The invariants, cycle by cycle, on one run (`log[c]` = outputs after edge `c`).
 fn check_invariants(
     cfg: &NicConfig,
@@ -205,6 +217,16 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(config(48))]
+
+    /// 25 Gb/s, 1 KB MTU, 100 us base RTT, random mixes.
+    #[test]
+    fn rtl_equals_model_slow_config(seed in any::<u64>(), mix in mix()) {
+        run_case(&slow_cfg(), seed, mix, CYCLES)?;
+    }
+}
+
 /// The default mix for long enough that cwnd travels between both clamps many times.
 #[test]
 fn long_default_stream_both_configs() {
@@ -223,7 +245,7 @@ fn long_default_stream_both_configs() {
 /// rejects a tampered log.
 #[test]
 fn the_invariant_checker_accepts_the_model_and_rejects_a_bad_log() {
-    for cfg in [NicConfig::default(), other_cfg()] {
+    for cfg in [NicConfig::default(), other_cfg(), slow_cfg()] {
         let mut t = NsccTraffic::new(&cfg, 9, NsccMix::default());
         let mut m = NsccWindow::new(&cfg);
         let seq: Vec<WindowInputs> = (0..100_000).map(|c| t.next_inputs(c)).collect();
