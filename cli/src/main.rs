@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 mod loss;
+mod nscc;
 mod synth;
 
 #[derive(Parser)]
@@ -127,6 +128,37 @@ enum Cmd {
         /// Loss-pattern seed.
         #[arg(long, default_value_t = 2026)]
         seed: u64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// NSCC congestion control: the RTL's integer arithmetic (model::nscc::Fixed) against the
+    /// f64 reference (model::nscc::Reference) over scripted event traces.
+    ///
+    /// Each trace (steady_ramp, persistent_ecn, incast_trims, rto_storm, base_rtt_drop; see
+    /// model/src/nscc_traces.rs) is run through both levels; after every event their cwnd must
+    /// agree within max(1 % of the reference, 1 MTU). Prints one row per trace (events, final
+    /// cwnd of both, worst absolute and relative deviation and the event index where it
+    /// happened, multiplicative-decrease and quick-adapt counts, PASS/FAIL) and writes into
+    /// DIR: <trace>.csv (time_us, reference_cwnd, fixed_cwnd; one line per event),
+    /// <trace>.svg and nscc-traces.svg (cwnd in MB over time in us, both levels overlaid, and
+    /// Fixed - Reference in bytes under it; one panel per trace). DIR is written through a
+    /// temporary sibling and renamed into place; an existing DIR is replaced only if it is
+    /// empty or was written by this command. Model level, no Verilator, well under a second.
+    /// Exit 1 if the bound fails for any trace, 2 on bad input.
+    ///
+    /// Examples: `mrcgen nscc`; `mrcgen nscc -t incast_trims -t rto_storm -o /tmp/nscc`;
+    /// `mrcgen nscc --config configs/small.toml --json`.
+    Nscc {
+        #[command(flatten)]
+        config: ConfigArg,
+        /// Trace to run (repeat for several); every trace when omitted.
+        #[arg(long, short = 't', value_name = "NAME",
+              value_parser = clap::builder::PossibleValuesParser::new(mrc_model::nscc_traces::NAMES))]
+        trace: Vec<String>,
+        /// Output directory for the CSVs and plots.
+        #[arg(long, short = 'o', value_name = "DIR", default_value = "build/nscc")]
+        out: PathBuf,
+        /// Print one JSON array instead of the table.
         #[arg(long)]
         json: bool,
     },
@@ -290,6 +322,15 @@ fn run(cli: Cli) -> Result<(), Fail> {
         } => {
             let cfg = load_config(&config)?;
             loss::loss_cmd(&cfg, &loss, packets, seed, json)
+        }
+        Cmd::Nscc {
+            config,
+            trace,
+            out,
+            json,
+        } => {
+            let cfg = load_config(&config)?;
+            nscc::nscc_cmd(&cfg, &trace, &out, json)
         }
         Cmd::Modules => {
             for m in mrc_hdl::MODULES {

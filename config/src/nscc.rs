@@ -10,15 +10,18 @@ use crate::NicConfig;
 
 /// Clocks `nscc_window` spends on an event that neither cuts the window nor runs a fulfill
 /// (its shortest initiation interval).
-pub const EVENT_CYCLES: u32 = 6;
+pub const EVENT_CYCLES: u32 = 8;
 /// Extra clocks when the event applies a multiplicative decrease.
-pub const MD_CYCLES: u32 = 3;
+pub const MD_CYCLES: u32 = 6;
 /// Extra clocks when the event runs a fulfill (`cwnd += inc / cwnd`).
-pub const FULFILL_CYCLES: u32 = 5;
-/// Clocks per ACK on average at one ACK per full packet, rounded up: 6, plus 5 on every 9th
-/// ACK (a fulfill per 8 MTU received), plus 3 at most once per base RTT. Config validation
+pub const FULFILL_CYCLES: u32 = 6;
+/// Clocks per ACK on average at one ACK per full packet, rounded up: 8, plus 6 on every 9th
+/// ACK (a fulfill per 8 MTU received), plus 6 at most once per base RTT. Config validation
 /// refuses a line rate whose ACK rate at this cost exceeds the core clock.
-pub const ACK_CYCLES_AT_LINE_RATE: u32 = 7;
+pub const ACK_CYCLES_AT_LINE_RATE: u32 = 9;
+/// Multiplier operands are at most 34 x 17 bits (two DSP tiles); wider constants are kept as
+/// a 17-bit mantissa and a shift.
+pub const MANTISSA_BITS: u32 = 17;
 /// Reference BDP of the notes (100 Gb/s x 12 us), bytes.
 pub const REF_BDP_BYTES: f64 = 150_000.0;
 /// Reference RTT of the notes, ns.
@@ -101,8 +104,14 @@ pub struct NsccFixed {
     pub qa_threshold_ns: u32,
     /// Fair increase per acked byte, bytes (the increment accumulator is in bytes^2).
     pub fi: u32,
+    /// fi ~= fi_m << fi_e with a 17-bit mantissa.
+    pub fi_m: u32,
+    pub fi_e: u32,
     /// Proportional gain, bytes per ns, Q16.
     pub alpha_q16: u32,
+    /// alpha_q16 ~= alpha_m << alpha_e with a 17-bit mantissa (alpha_e <= 8).
+    pub alpha_m: u32,
+    pub alpha_e: u32,
     /// Fast increase per acked byte, Q8.
     pub fi_scale_q8: u32,
     pub eta: u32,
@@ -127,12 +136,24 @@ impl NsccFixed {
         let target_ns = p.target_ns.round() as u32;
         let maxwnd_per_ns_q8 = cfg.link_gbps * 48;
         let gamma_q16 = q16(GAMMA);
+        let fi = p.fi.round() as u32;
+        let alpha_q16 = q16(p.alpha);
+        let split = |x: u32| {
+            let e = (32 - x.leading_zeros()).saturating_sub(MANTISSA_BITS);
+            (x >> e, e)
+        };
+        let (fi_m, fi_e) = split(fi);
+        let (alpha_m, alpha_e) = split(alpha_q16);
         NsccFixed {
             mtu: cfg.mtu,
             target_ns,
             qa_threshold_ns: 4 * target_ns,
-            fi: p.fi.round() as u32,
-            alpha_q16: q16(p.alpha),
+            fi,
+            fi_m,
+            fi_e,
+            alpha_q16,
+            alpha_m,
+            alpha_e,
             fi_scale_q8: (p.fi_scale * 256.0).round() as u32,
             eta: p.eta.round() as u32,
             adjust_bytes: 8 * cfg.mtu,
@@ -201,6 +222,18 @@ mod tests {
         assert!((f64::from(f.fi) / p.fi - 1.0).abs() < 1e-4);
         assert_eq!(f64::from(f.init_cwnd), 1.5 * p.bdp);
         assert_eq!(f.fi_scale_q8, (p.fi_scale * 256.0) as u32);
+        assert!(f.fi_m < 1 << MANTISSA_BITS && f.alpha_m < 1 << MANTISSA_BITS);
+        assert!((f64::from(f.fi_m << f.fi_e) / f64::from(f.fi) - 1.0).abs() < 1e-4);
+        assert!((f64::from(f.alpha_m << f.alpha_e) / f64::from(f.alpha_q16) - 1.0).abs() < 1e-4);
+        // The largest config: alpha's shift stays <= 8 (the RTL shifts the product by 9 - e).
+        let big = NsccFixed::new(&NicConfig {
+            link_gbps: 1600,
+            base_rtt_ns: 100_000,
+            mtu: 9216,
+            clock_mhz: 500,
+            ..NicConfig::default()
+        });
+        assert!(big.alpha_e <= 8 && big.fi_e <= 8);
     }
 
     #[test]

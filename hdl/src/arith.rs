@@ -1,5 +1,6 @@
-//! Arithmetic leaf blocks rust-hdl lacks: a full-width unsigned multiplier (rust-hdl only
-//! multiplies 16 x 16) and a 32-bit leading-one finder laid out as a shallow tree.
+//! Arithmetic leaf blocks rust-hdl lacks: full-width unsigned multipliers (rust-hdl only
+//! multiplies 16 x 16), combinational and two-stage pipelined, and a 32-bit leading-one
+//! finder laid out as a shallow tree.
 
 use rust_hdl::prelude::*;
 
@@ -42,6 +43,89 @@ impl<const A: usize, const B: usize, const P: usize> Logic for WideMul<A, B, P> 
 
     fn hdl(&self) -> Verilog {
         Verilog::Custom("always @(*) p = a * b;".into())
+    }
+}
+
+/// `p = a * b` two clocks after `a` and `b` (unsigned, `A <= 34`, `B <= 17`, `P >= A + B`):
+/// the first edge registers the two 17 x B partial products (one DSP tile each), the second
+/// their sum, so neither a DSP nor the adder shares a clock period with other logic. It
+/// samples every clock; a consumer reads `p` two clocks after the operands it wants.
+#[derive(LogicBlock)]
+pub struct PipeMul<const A: usize, const B: usize, const P: usize> {
+    pub clock: Signal<In, Clock>,
+    pub a: Signal<In, Bits<A>>,
+    pub b: Signal<In, Bits<B>>,
+    pub p: Signal<Out, Bits<P>>,
+    /// rust-hdl simulation only: the two partial products and the previous clock level.
+    _sim_lo: Bits<P>,
+    _sim_hi: Bits<P>,
+    _sim_clk: bool,
+}
+
+impl<const A: usize, const B: usize, const P: usize> Default for PipeMul<A, B, P> {
+    fn default() -> Self {
+        assert!(
+            A <= 34 && B <= 17 && P >= A + B,
+            "PipeMul<{A}, {B}, {P}> unsupported"
+        );
+        PipeMul {
+            clock: Default::default(),
+            a: Default::default(),
+            b: Default::default(),
+            p: Default::default(),
+            _sim_lo: Bits::default(),
+            _sim_hi: Bits::default(),
+            _sim_clk: false,
+        }
+    }
+}
+
+fn shift_add<const P: usize>(a: Bits<P>, b: Bits<P>, bits: usize) -> Bits<P> {
+    let mut acc: Bits<P> = Bits::default();
+    for i in 0..bits {
+        if b.get_bit(i) {
+            acc = acc + (a << (i as u64));
+        }
+    }
+    acc
+}
+
+impl<const A: usize, const B: usize, const P: usize> Logic for PipeMul<A, B, P> {
+    fn update(&mut self) {
+        let clk = self.clock.val().clk;
+        if clk && !self._sim_clk {
+            let lo_mask: Bits<P> = bit_cast::<P, 64>(((1u64 << 17) - 1).into());
+            let a: Bits<P> = bit_cast(self.a.val());
+            let b: Bits<P> = bit_cast(self.b.val());
+            self.p.next = self._sim_lo + (self._sim_hi << 17u64);
+            self._sim_lo = shift_add(a & lo_mask, b, B);
+            self._sim_hi = shift_add(a >> 17u64, b, B);
+        }
+        self._sim_clk = clk;
+    }
+
+    fn connect(&mut self) {
+        self.p.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let lo = A.min(17);
+        let mut v = format!(
+            "reg [{w}:0] t_lo;\nalways @(posedge clock) t_lo <= a[{h}:0] * b;\n",
+            w = lo + B - 1,
+            h = lo - 1
+        );
+        if A > 17 {
+            v += &format!(
+                "reg [{w}:0] t_hi;\nalways @(posedge clock) t_hi <= a[{h}:17] * b;\n\
+                 always @(posedge clock) p <= t_lo + (t_hi << 17);\n",
+                w = A - 17 + B - 1,
+                h = A - 1
+            );
+        } else {
+            v += "always @(posedge clock) p <= t_lo;\n";
+        }
+        Verilog::Custom(v)
     }
 }
 

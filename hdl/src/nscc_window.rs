@@ -3,39 +3,41 @@
 //! `mrc_model::nscc::NsccWindow`.
 //!
 //! One event at a time, taken with `ev_valid && ev_ready`, then a fixed micro-sequence of
-//! phases, each at most one multiplier or one short compare/add chain deep. Optional phases
-//! run only when the event needs them, so the usual ACK costs 6 clocks:
+//! phases. Every multiplier is a two-stage `PipeMul` (17-bit DSP tiles registered, then their
+//! sum), read two clocks after its operands settle; every other phase is one short
+//! compare/add/mux chain. Optional phases run only when the event needs them, so the usual
+//! event costs 8 clocks:
 //!
 //! ```text
-//!  take: e_* <= ev_*                         (the edge of the clock with ev_ready)
-//!  P1  base <= min-filter(rtt); delay; achieved/received += bytes; trigger |= NACK|RTO;
-//!      fi*bytes, fi_scale*bytes, penalty*bytes                        (3 multipliers)
-//!  P2  base*maxwnd_per_ns; |delay<<8 - avg|*ewma; bytes*(target-delay); quadrant, epoch,
-//!      period and MD-interval flags                                   (3 multipliers)
-//!  P3  maxwnd; avg; prop = p1*alpha >> 16; received > 8 MTU           (1 multiplier)
-//!  P4  quick adapt (cwnd = max(achieved, MTU)); epoch restart; md_do, fulfill_do;
-//!      leading one of avg
-//!  P5  quadrant: fair/proportional into inc, fast increase into cwnd; NACK/RTO subtract;
-//!      avg's table index; gamma*target*2^8 >> (p - 16)
-//!  P6  (MD) table[avg]           P7 (MD) factor = clamp(1-g + gts*r >> 27)  P8 (MD) cwnd*factor
-//!  P9  cwnd = clamp(cut - penalty); last_dec          -> done unless fulfill_do
-//!  P10 (F) leading one of cwnd   P11 (F) index; inc >> (p - 10)   P12 (F) table[cwnd]
-//!  P13 (F) (inc>>..)*r >> 21     P14 (F) cwnd = min(cwnd + inc/cwnd (+ eta), maxwnd) -> done
+//!  take e_* <= ev_*        products of e_*: fi_m*bytes, fi_scale*bytes, penalty*bytes (-> 3)
+//!  1  base <= min-filter(rtt); delay; achieved/received += bytes; trigger |= NACK|RTO
+//!  2  quadrant / epoch / period / MD-interval flags; |delay<<8 - avg|
+//!                          products: base*maxwnd_per_ns (-> 4), bytes*(target-delay) (-> 4)
+//!  3  (EWMA product |..|*w running, -> 5)      (p1>>7)*alpha_m starts at 4 (-> 6)
+//!  4  maxwnd = max(min(.. >> 8, 2^32-1), MTU)
+//!  5  avg +-= ..>>16; quick adapt (cwnd = max(achieved, MTU)), epoch restart
+//!  6  prop = sat48(.. >> (9 - alpha_e)); md_do, fulfill_do; leading one of avg
+//!  7  quadrant: fair/proportional into inc, fast increase into cwnd; NACK/RTO subtract;
+//!     avg's table index; gts = (gamma target 2^8) >> (p - 16)            -> 8 if md_do else 14
+//!  8..13 (MD)  table[avg]; gts*r (-> 11); factor = clamp(1-g + gts*r >> 27); cwnd*factor (-> 14)
+//!  14 cwnd = clamp(cut - penalty) to [MTU, maxwnd]; last_dec         -> done unless fulfill_do
+//!  15..20 (fulfill)  leading one of cwnd; index, incs = sat34(inc >> (p-2)); table[cwnd];
+//!     incs*r (-> 20); cwnd = min(cwnd + ..>>13 (+ eta), maxwnd); inc = received = 0   -> done
 //! ```
 //!
-//! `ev_ready` is high when idle and in an event's last phase (P9 without a fulfill, P14), so
-//! a waiting event is taken back to back. The outputs (`cwnd`, `maxwnd`, `base_rtt_ns`,
+//! `ev_ready` is high when idle and in an event's last phase (14 without a fulfill, 20), so a
+//! waiting event is taken back to back. The outputs (`cwnd`, `maxwnd`, `base_rtt_ns`,
 //! `avg_delay_q8`, counters) are registers loaded at the end of an event: they show whole
 //! events only, from the clock after its last phase. `can_send` is combinational from this
 //! clock's `inflight` / `next_len` and the shown cwnd.
 //!
 //! Line rate: at one ACK per 4096-byte packet and 800 Gb/s (24.4 M ACK/s), the average cost is
-//! 6 + 5/9 clocks (a fulfill per 8 MTU received) plus 3 at most once per base RTT, 6.6 clocks
-//! = 38 M events/s at 250 MHz. Config validation refuses a line rate / MTU / clock whose ACK
-//! rate at 7 clocks per ACK exceeds the clock. The upstream holds an event while `ev_ready`
+//! 8 + 6/9 clocks (a fulfill per 8 MTU received) plus 6 at most once per base RTT: 8.7 clocks,
+//! 28.8 M events/s at 250 MHz. Config validation refuses a line rate / MTU / clock whose ACK
+//! rate at 9 clocks per ACK exceeds the clock. The upstream holds an event while `ev_ready`
 //! is low (bursts queue in front, e.g. in `mrc_core`).
 
-use crate::arith::{LeadingOne32, WideMul};
+use crate::arith::{LeadingOne32, PipeMul};
 use mrc_config::nscc::{recip_table, NsccFixed};
 use mrc_config::NicConfig;
 use rust_hdl::prelude::*;
@@ -78,8 +80,10 @@ pub struct NsccWindow {
     k_target_q8: Constant<Bits<32>>,
     k_qa_th: Constant<Bits<24>>,
     k_fast: Constant<Bits<24>>,
-    k_fi: Constant<Bits<24>>,
-    k_alpha: Constant<Bits<25>>,
+    k_fi_m: Constant<Bits<17>>,
+    k_fi_e: Constant<Bits<4>>,
+    k_alpha_m: Constant<Bits<17>>,
+    k_prop_sh: Constant<Bits<4>>,
     k_fsq8: Constant<Bits<16>>,
     k_eta: Constant<Bits<40>>,
     k_adj: Constant<Bits<32>>,
@@ -94,11 +98,11 @@ pub struct NsccWindow {
     k_all32: Constant<Bits<32>>,
     k_all48: Constant<Bits<48>>,
     k_all32_41: Constant<Bits<41>>,
-    k_all48_73: Constant<Bits<73>>,
     k_half32: Constant<Bits<32>>,
+    k_all34: Constant<Bits<34>>,
 
     // Sequencer and the event being processed.
-    ph: DFF<Bits<4>>,
+    ph: DFF<Bits<5>>,
     e_kind: DFF<Bits<2>>,
     e_bytes: DFF<Bits<24>>,
     e_rtt: DFF<Bits<24>>,
@@ -128,13 +132,8 @@ pub struct NsccWindow {
     // Per-event intermediates.
     t_delay: DFF<Bits<24>>,
     t_rttv: DFF<Bit>,
-    t_fair: DFF<Bits<48>>,
-    t_fast: DFF<Bits<32>>,
-    t_pen: DFF<Bits<24>>,
-    t_mwp: DFF<Bits<41>>,
-    t_avgstep: DFF<Bits<32>>,
+    t_diff: DFF<Bits<33>>,
     t_up: DFF<Bit>,
-    t_p1: DFF<Bits<48>>,
     t_prop: DFF<Bits<48>>,
     f_fairz: DFF<Bit>,
     f_propz: DFF<Bit>,
@@ -151,14 +150,12 @@ pub struct NsccWindow {
     pa: DFF<Bits<5>>,
     ia: DFF<Bits<10>>,
     r_avg: DFF<Bits<12>>,
-    gts: DFF<Bits<41>>,
+    gts: DFF<Bits<33>>,
     mdf: DFF<Bits<17>>,
-    t_mdp: DFF<Bits<49>>,
     pc: DFF<Bits<5>>,
     ic: DFF<Bits<10>>,
     r_c: DFF<Bits<12>>,
-    incs: DFF<Bits<48>>,
-    t_ful: DFF<Bits<40>>,
+    incs: DFF<Bits<34>>,
 
     // Shown outputs.
     o_cw: DFF<Bits<32>>,
@@ -169,23 +166,24 @@ pub struct NsccWindow {
     o_md: DFF<Bits<32>>,
     o_qa: DFF<Bits<32>>,
 
-    // Arithmetic blocks.
-    m_fair: WideMul<24, 24, 48>,
-    m_fast: WideMul<24, 16, 40>,
-    m_pen: WideMul<24, 7, 31>,
-    m_mwp: WideMul<24, 17, 41>,
-    m_avg: WideMul<33, 10, 43>,
-    m_p1: WideMul<24, 24, 48>,
-    m_prop: WideMul<48, 25, 73>,
-    m_gt: WideMul<41, 12, 53>,
-    m_md: WideMul<32, 17, 49>,
-    m_ful: WideMul<48, 12, 60>,
+    // Multipliers (two-stage: the product of this clock's operands two clocks later).
+    m_fair: PipeMul<24, 17, 41>,
+    m_fast: PipeMul<24, 16, 40>,
+    m_pen: PipeMul<24, 7, 31>,
+    m_mwp: PipeMul<24, 17, 41>,
+    m_avg: PipeMul<33, 10, 43>,
+    m_p1: PipeMul<24, 17, 41>,
+    m_prop: PipeMul<34, 17, 51>,
+    m_gt: PipeMul<33, 12, 45>,
+    m_md: PipeMul<32, 17, 49>,
+    m_ful: PipeMul<34, 12, 46>,
     lead: LeadingOne32,
     rom: ROM<Bits<12>, 10>,
 
     // Locals.
     l_take: Signal<Local, Bit>,
     l_last: Signal<Local, Bit>,
+    l_ready: Signal<Local, Bit>,
     l_ack: Signal<Local, Bit>,
     l_nack: Signal<Local, Bit>,
     l_rto: Signal<Local, Bit>,
@@ -194,46 +192,49 @@ pub struct NsccWindow {
     l_nb: Signal<Local, Bits<24>>,
     l_s33a: Signal<Local, Bits<33>>,
     l_s33b: Signal<Local, Bits<33>>,
+    l_need33: Signal<Local, Bits<33>>,
     l_d8: Signal<Local, Bits<33>>,
     l_a33: Signal<Local, Bits<33>>,
-    l_diff: Signal<Local, Bits<33>>,
     l_tmd: Signal<Local, Bits<24>>,
+    l_gap: Signal<Local, Bits<24>>,
     l_el_qa: Signal<Local, Bits<32>>,
     l_el_adj: Signal<Local, Bits<32>>,
     l_el_dec: Signal<Local, Bits<32>>,
     l_base32: Signal<Local, Bits<32>>,
     l_mw41: Signal<Local, Bits<41>>,
-    l_prop_sh: Signal<Local, Bits<73>>,
-    l_fic33: Signal<Local, Bits<33>>,
-    l_fic: Signal<Local, Bits<32>>,
-    l_go_fast: Signal<Local, Bit>,
-    l_inc49: Signal<Local, Bits<49>>,
-    l_add48: Signal<Local, Bits<48>>,
-    l_cw33: Signal<Local, Bits<33>>,
-    l_sub32: Signal<Local, Bits<32>>,
-    l_gt_sh: Signal<Local, Bits<53>>,
-    l_gt26: Signal<Local, Bits<26>>,
-    l_mdf: Signal<Local, Bits<27>>,
-    l_cut: Signal<Local, Bits<32>>,
-    l_md_sh: Signal<Local, Bits<49>>,
-    l_pen32: Signal<Local, Bits<32>>,
-    l_after: Signal<Local, Bits<32>>,
-    l_clamped: Signal<Local, Bits<32>>,
+    l_step43: Signal<Local, Bits<43>>,
+    l_p1s: Signal<Local, Bits<41>>,
+    l_prop_sh: Signal<Local, Bits<51>>,
+    l_qa: Signal<Local, Bit>,
+    l_end_qa: Signal<Local, Bits<32>>,
     l_idx_x: Signal<Local, Bits<32>>,
     l_idx_p: Signal<Local, Bits<5>>,
     l_idx_m: Signal<Local, Bits<32>>,
-    l_ful_sh: Signal<Local, Bits<60>>,
+    l_fic33: Signal<Local, Bits<33>>,
+    l_fic: Signal<Local, Bits<32>>,
+    l_go_fast: Signal<Local, Bit>,
+    l_fair48: Signal<Local, Bits<48>>,
+    l_add48: Signal<Local, Bits<48>>,
+    l_inc49: Signal<Local, Bits<49>>,
+    l_fast_sh: Signal<Local, Bits<40>>,
+    l_cw33: Signal<Local, Bits<33>>,
+    l_sub32: Signal<Local, Bits<32>>,
+    l_gts41: Signal<Local, Bits<41>>,
+    l_gt_sh: Signal<Local, Bits<45>>,
+    l_gt26: Signal<Local, Bits<26>>,
+    l_mdf: Signal<Local, Bits<27>>,
+    l_md_sh: Signal<Local, Bits<49>>,
+    l_pen_sh: Signal<Local, Bits<31>>,
+    l_cut: Signal<Local, Bits<32>>,
+    l_pen32: Signal<Local, Bits<32>>,
+    l_after: Signal<Local, Bits<32>>,
+    l_clamped: Signal<Local, Bits<32>>,
+    l_incs48: Signal<Local, Bits<48>>,
+    l_ful_sh: Signal<Local, Bits<46>>,
     l_w40: Signal<Local, Bits<40>>,
     l_mw40: Signal<Local, Bits<40>>,
-    l_end_qa: Signal<Local, Bits<32>>,
-    l_ready: Signal<Local, Bit>,
     l_cwn: Signal<Local, Bits<32>>,
     l_cmd: Signal<Local, Bits<32>>,
-    l_need33: Signal<Local, Bits<33>>,
-    l_qa: Signal<Local, Bit>,
-    l_fast_sh: Signal<Local, Bits<40>>,
-    l_pen_sh: Signal<Local, Bits<31>>,
-    l_avg_sh: Signal<Local, Bits<43>>,
 }
 
 impl NsccWindow {
@@ -274,8 +275,10 @@ impl NsccWindow {
             k_target_q8: c(u64::from(k.target_ns) << 8),
             k_qa_th: c(k.qa_threshold_ns.into()),
             k_fast: c(mrc_config::nscc::FAST_DELAY_NS.into()),
-            k_fi: c(k.fi.into()),
-            k_alpha: c(k.alpha_q16.into()),
+            k_fi_m: c(k.fi_m.into()),
+            k_fi_e: c(k.fi_e.into()),
+            k_alpha_m: c(k.alpha_m.into()),
+            k_prop_sh: c((9 - k.alpha_e).into()),
             k_fsq8: c(k.fi_scale_q8.into()),
             k_eta: c(k.eta.into()),
             k_adj: c(k.adjust_bytes.into()),
@@ -288,8 +291,8 @@ impl NsccWindow {
             k_all32: c(u32::MAX.into()),
             k_all48: c((1 << 48) - 1),
             k_all32_41: c(u32::MAX.into()),
-            k_all48_73: c((1 << 48) - 1),
             k_half32: c(1 << 31),
+            k_all34: c((1 << 34) - 1),
             ph: Default::default(),
             e_kind: Default::default(),
             e_bytes: Default::default(),
@@ -316,13 +319,8 @@ impl NsccWindow {
             c_qa: Default::default(),
             t_delay: Default::default(),
             t_rttv: Default::default(),
-            t_fair: Default::default(),
-            t_fast: Default::default(),
-            t_pen: Default::default(),
-            t_mwp: Default::default(),
-            t_avgstep: Default::default(),
+            t_diff: Default::default(),
             t_up: Default::default(),
-            t_p1: Default::default(),
             t_prop: Default::default(),
             f_fairz: Default::default(),
             f_propz: Default::default(),
@@ -341,12 +339,10 @@ impl NsccWindow {
             r_avg: Default::default(),
             gts: Default::default(),
             mdf: Default::default(),
-            t_mdp: Default::default(),
             pc: Default::default(),
             ic: Default::default(),
             r_c: Default::default(),
             incs: Default::default(),
-            t_ful: Default::default(),
             o_cw: Default::default(),
             o_mw: Default::default(),
             o_base: Default::default(),
@@ -374,6 +370,7 @@ impl NsccWindow {
             ),
             l_take: Default::default(),
             l_last: Default::default(),
+            l_ready: Default::default(),
             l_ack: Default::default(),
             l_nack: Default::default(),
             l_rto: Default::default(),
@@ -382,46 +379,49 @@ impl NsccWindow {
             l_nb: Default::default(),
             l_s33a: Default::default(),
             l_s33b: Default::default(),
+            l_need33: Default::default(),
             l_d8: Default::default(),
             l_a33: Default::default(),
-            l_diff: Default::default(),
             l_tmd: Default::default(),
+            l_gap: Default::default(),
             l_el_qa: Default::default(),
             l_el_adj: Default::default(),
             l_el_dec: Default::default(),
             l_base32: Default::default(),
             l_mw41: Default::default(),
+            l_step43: Default::default(),
+            l_p1s: Default::default(),
             l_prop_sh: Default::default(),
-            l_fic33: Default::default(),
-            l_fic: Default::default(),
-            l_go_fast: Default::default(),
-            l_inc49: Default::default(),
-            l_add48: Default::default(),
-            l_cw33: Default::default(),
-            l_sub32: Default::default(),
-            l_gt_sh: Default::default(),
-            l_gt26: Default::default(),
-            l_mdf: Default::default(),
-            l_cut: Default::default(),
-            l_md_sh: Default::default(),
-            l_pen32: Default::default(),
-            l_after: Default::default(),
-            l_clamped: Default::default(),
+            l_qa: Default::default(),
+            l_end_qa: Default::default(),
             l_idx_x: Default::default(),
             l_idx_p: Default::default(),
             l_idx_m: Default::default(),
+            l_fic33: Default::default(),
+            l_fic: Default::default(),
+            l_go_fast: Default::default(),
+            l_fair48: Default::default(),
+            l_add48: Default::default(),
+            l_inc49: Default::default(),
+            l_fast_sh: Default::default(),
+            l_cw33: Default::default(),
+            l_sub32: Default::default(),
+            l_gts41: Default::default(),
+            l_gt_sh: Default::default(),
+            l_gt26: Default::default(),
+            l_mdf: Default::default(),
+            l_md_sh: Default::default(),
+            l_pen_sh: Default::default(),
+            l_cut: Default::default(),
+            l_pen32: Default::default(),
+            l_after: Default::default(),
+            l_clamped: Default::default(),
+            l_incs48: Default::default(),
             l_ful_sh: Default::default(),
             l_w40: Default::default(),
             l_mw40: Default::default(),
-            l_end_qa: Default::default(),
-            l_ready: Default::default(),
             l_cwn: Default::default(),
             l_cmd: Default::default(),
-            l_need33: Default::default(),
-            l_qa: Default::default(),
-            l_fast_sh: Default::default(),
-            l_pen_sh: Default::default(),
-            l_avg_sh: Default::default(),
         }
     }
 }
@@ -432,20 +432,27 @@ impl Logic for NsccWindow {
         dff_setup!(
             self, clock, ph, e_kind, e_bytes, e_rtt, e_ecn, e_pen, e_now, cw, mw, base, avg, inc,
             rcv, ach, fic, incr, trig, epv, qa_end, last_dec, last_adj, c_ev, c_md, c_qa, t_delay,
-            t_rttv, t_fair, t_fast, t_pen, t_mwp, t_avgstep, t_up, t_p1, t_prop, f_fairz, f_propz,
-            f_mdz, f_fastz, f_qtrig, f_over, f_adj, f_mdt, f_fdob, f_qa, f_mdo, f_fdo, pa, ia,
-            r_avg, gts, mdf, t_mdp, pc, ic, r_c, incs, t_ful, o_cw, o_mw, o_base, o_avg, o_ev,
-            o_md, o_qa
+            t_rttv, t_diff, t_up, t_prop, f_fairz, f_propz, f_mdz, f_fastz, f_qtrig, f_over, f_adj,
+            f_mdt, f_fdob, f_qa, f_mdo, f_fdo, pa, ia, r_avg, gts, mdf, pc, ic, r_c, incs, o_cw,
+            o_mw, o_base, o_avg, o_ev, o_md, o_qa
         );
+        self.m_fair.clock.next = self.clock.val();
+        self.m_fast.clock.next = self.clock.val();
+        self.m_pen.clock.next = self.clock.val();
+        self.m_mwp.clock.next = self.clock.val();
+        self.m_avg.clock.next = self.clock.val();
+        self.m_p1.clock.next = self.clock.val();
+        self.m_prop.clock.next = self.clock.val();
+        self.m_gt.clock.next = self.clock.val();
+        self.m_md.clock.next = self.clock.val();
+        self.m_ful.clock.next = self.clock.val();
 
         // ---- handshake and outputs ---------------------------------------------------------
-        self.l_last.next = ((self.ph.q.val() == bits::<4>(9)) & !self.f_fdo.q.val())
-            | (self.ph.q.val() == bits::<4>(14));
-        self.l_ready.next = (self.ph.q.val() == bits::<4>(0)) | self.l_last.val();
+        self.l_last.next = ((self.ph.q.val() == bits::<5>(14)) & !self.f_fdo.q.val())
+            | (self.ph.q.val() == bits::<5>(20));
+        self.l_ready.next = (self.ph.q.val() == bits::<5>(0)) | self.l_last.val();
         self.ev_ready.next = self.l_ready.val();
         self.l_take.next = self.l_ready.val() & self.ev_valid.val();
-        self.l_cwn.next = self.cw.q.val();
-        self.l_cmd.next = self.c_md.q.val();
         self.cwnd.next = self.o_cw.q.val();
         self.maxwnd.next = self.o_mw.q.val();
         self.base_rtt_ns.next = self.o_base.q.val();
@@ -457,10 +464,12 @@ impl Logic for NsccWindow {
             bit_cast::<33, 32>(self.inflight.val()) + bit_cast::<33, 16>(self.next_len.val());
         self.can_send.next = (self.next_len.val() != bits::<16>(0))
             & (self.l_need33.val() <= bit_cast::<33, 32>(self.o_cw.q.val()));
+        self.l_cwn.next = self.cw.q.val();
+        self.l_cmd.next = self.c_md.q.val();
 
-        // ---- sequencer -----------------------------------------------------------------------
+        // ---- sequencer: 1..7, then 8..13 for an MD, 14, then 15..20 for a fulfill ----------
         if self.l_take.val() {
-            self.ph.d.next = bits::<4>(1);
+            self.ph.d.next = bits::<5>(1);
             self.e_kind.d.next = self.ev_kind.val();
             self.e_bytes.d.next = self.ev_bytes.val();
             self.e_rtt.d.next = self.ev_rtt_ns.val();
@@ -468,15 +477,11 @@ impl Logic for NsccWindow {
             self.e_pen.d.next = self.ev_penalty.val();
             self.e_now.d.next = self.now_ns.val();
         } else if self.l_last.val() {
-            self.ph.d.next = bits::<4>(0);
-        } else if self.ph.q.val() == bits::<4>(5) {
-            if self.f_mdo.q.val() {
-                self.ph.d.next = bits::<4>(6);
-            } else {
-                self.ph.d.next = bits::<4>(9);
-            }
-        } else if self.ph.q.val() != bits::<4>(0) {
-            self.ph.d.next = self.ph.q.val() + bits::<4>(1);
+            self.ph.d.next = bits::<5>(0);
+        } else if (self.ph.q.val() == bits::<5>(7)) & !self.f_mdo.q.val() {
+            self.ph.d.next = bits::<5>(14);
+        } else if self.ph.q.val() != bits::<5>(0) {
+            self.ph.d.next = self.ph.q.val() + bits::<5>(1);
         }
 
         self.l_ack.next = self.e_kind.q.val() == bits::<2>(0);
@@ -484,19 +489,23 @@ impl Logic for NsccWindow {
         self.l_rto.next = self.e_kind.q.val() == bits::<2>(2);
         self.l_tick.next = self.e_kind.q.val() == bits::<2>(3);
 
-        // Multiplier operands (each multiplier serves one phase).
+        // Multiplier operands. Each product is read two clocks after its operands settle.
         self.m_fair.a.next = self.e_bytes.q.val();
-        self.m_fair.b.next = self.k_fi.val();
+        self.m_fair.b.next = self.k_fi_m.val();
         self.m_fast.a.next = self.e_bytes.q.val();
         self.m_fast.b.next = self.k_fsq8.val();
         self.m_pen.a.next = self.e_bytes.q.val();
         self.m_pen.b.next = self.e_pen.q.val();
         self.m_mwp.a.next = self.base.q.val();
         self.m_mwp.b.next = self.k_mwq8.val();
+        self.m_avg.a.next = self.t_diff.q.val();
+        self.m_avg.b.next = self.k_ewma.val();
+        self.l_gap.next = self.k_target.val() - self.t_delay.q.val();
         self.m_p1.a.next = self.e_bytes.q.val();
-        self.m_p1.b.next = self.k_target.val() - self.t_delay.q.val();
-        self.m_prop.a.next = self.t_p1.q.val();
-        self.m_prop.b.next = self.k_alpha.val();
+        self.m_p1.b.next = bit_cast::<17, 24>(self.l_gap.val());
+        self.l_p1s.next = self.m_p1.p.val() >> 7;
+        self.m_prop.a.next = bit_cast::<34, 41>(self.l_p1s.val());
+        self.m_prop.b.next = self.k_alpha_m.val();
         self.m_gt.a.next = self.gts.q.val();
         self.m_gt.b.next = self.r_avg.q.val();
         self.m_md.a.next = self.cw.q.val();
@@ -504,7 +513,7 @@ impl Logic for NsccWindow {
         self.m_ful.a.next = self.incs.q.val();
         self.m_ful.b.next = self.r_c.q.val();
 
-        // ---- P1: base-RTT min filter, delay, byte counts -----------------------------------
+        // ---- 1: base-RTT min filter, delay, byte counts ------------------------------------
         self.l_rttv.next = self.l_ack.val() & (self.e_rtt.q.val() != bits::<24>(0));
         self.l_nb.next = self.base.q.val();
         if self.l_rttv.val() & (self.e_rtt.q.val() < self.base.q.val()) {
@@ -514,9 +523,7 @@ impl Logic for NsccWindow {
             bit_cast::<33, 32>(self.ach.q.val()) + bit_cast::<33, 24>(self.e_bytes.q.val());
         self.l_s33b.next =
             bit_cast::<33, 32>(self.rcv.q.val()) + bit_cast::<33, 24>(self.e_bytes.q.val());
-        self.l_fast_sh.next = self.m_fast.p.val() >> 8;
-        self.l_pen_sh.next = self.m_pen.p.val() >> 7;
-        if self.ph.q.val() == bits::<4>(1) {
+        if self.ph.q.val() == bits::<5>(1) {
             self.base.d.next = self.l_nb.val();
             self.t_rttv.d.next = self.l_rttv.val();
             self.t_delay.d.next = bits::<24>(0);
@@ -535,31 +542,22 @@ impl Logic for NsccWindow {
             }
             self.trig.d.next = self.trig.q.val() | self.l_nack.val() | self.l_rto.val();
             self.c_ev.d.next = self.c_ev.q.val() + bits::<32>(1);
-            self.t_fair.d.next = self.m_fair.p.val();
-            self.t_fast.d.next = bit_cast::<32, 40>(self.l_fast_sh.val());
-            self.t_pen.d.next = bit_cast::<24, 31>(self.l_pen_sh.val());
         }
 
-        // ---- P2: products and flags --------------------------------------------------------
+        // ---- 2: flags; |delay<<8 - avg| for the EWMA ---------------------------------------
         self.l_d8.next = bit_cast::<33, 24>(self.t_delay.q.val()) << 8;
         self.l_a33.next = bit_cast::<33, 32>(self.avg.q.val());
-        self.l_diff.next = self.l_a33.val() - self.l_d8.val();
-        if self.l_d8.val() >= self.l_a33.val() {
-            self.l_diff.next = self.l_d8.val() - self.l_a33.val();
-        }
-        self.m_avg.a.next = self.l_diff.val();
-        self.m_avg.b.next = self.k_ewma.val();
         self.l_tmd.next = self.t_delay.q.val();
         self.l_el_qa.next = self.e_now.q.val() - self.qa_end.q.val();
         self.l_el_adj.next = self.e_now.q.val() - self.last_adj.q.val();
         self.l_el_dec.next = self.e_now.q.val() - self.last_dec.q.val();
         self.l_base32.next = bit_cast::<32, 24>(self.base.q.val());
-        self.l_avg_sh.next = self.m_avg.p.val() >> 16;
-        if self.ph.q.val() == bits::<4>(2) {
-            self.t_mwp.d.next = self.m_mwp.p.val();
+        if self.ph.q.val() == bits::<5>(2) {
             self.t_up.d.next = self.l_d8.val() >= self.l_a33.val();
-            self.t_avgstep.d.next = bit_cast::<32, 43>(self.l_avg_sh.val());
-            self.t_p1.d.next = self.m_p1.p.val();
+            self.t_diff.d.next = self.l_a33.val() - self.l_d8.val();
+            if self.l_d8.val() >= self.l_a33.val() {
+                self.t_diff.d.next = self.l_d8.val() - self.l_a33.val();
+            }
             self.f_fairz.d.next =
                 self.l_ack.val() & !self.e_ecn.q.val() & (self.l_tmd.val() >= self.k_target.val());
             self.f_propz.d.next =
@@ -574,12 +572,12 @@ impl Logic for NsccWindow {
                     & (self.l_el_qa.val() < self.k_half32.val()));
             self.f_adj.d.next = self.l_el_adj.val() > self.l_base32.val();
             self.f_mdt.d.next = self.l_el_dec.val() > self.l_base32.val();
+            self.f_fdob.d.next = self.rcv.q.val() > self.k_adj.val();
         }
 
-        // ---- P3: maxwnd, average delay, proportional increment -----------------------------
-        self.l_mw41.next = self.t_mwp.q.val() >> 8;
-        self.l_prop_sh.next = self.m_prop.p.val() >> 16;
-        if self.ph.q.val() == bits::<4>(3) {
+        // ---- 4: maxwnd = 1.5 BDP(base) ------------------------------------------------------
+        self.l_mw41.next = self.m_mwp.p.val() >> 8;
+        if self.ph.q.val() == bits::<5>(4) {
             self.mw.d.next = bit_cast::<32, 41>(self.l_mw41.val());
             if self.l_mw41.val() > self.k_all32_41.val() {
                 self.mw.d.next = self.k_all32.val();
@@ -587,41 +585,31 @@ impl Logic for NsccWindow {
             if self.l_mw41.val() < bit_cast::<41, 32>(self.k_mtu.val()) {
                 self.mw.d.next = self.k_mtu.val();
             }
-            if self.t_rttv.q.val() {
-                if self.t_up.q.val() {
-                    self.avg.d.next = self.avg.q.val() + self.t_avgstep.q.val();
-                } else {
-                    self.avg.d.next = self.avg.q.val() - self.t_avgstep.q.val();
-                }
-            }
-            self.t_prop.d.next = bit_cast::<48, 73>(self.l_prop_sh.val());
-            if self.l_prop_sh.val() > self.k_all48_73.val() {
-                self.t_prop.d.next = self.k_all48.val();
-            }
-            self.f_fdob.d.next = self.rcv.q.val() > self.k_adj.val();
         }
 
-        // ---- P4: quick adapt; which optional phases run; leading one of avg ----------------
-        self.lead.x.next = self.avg.q.val();
-        if self.ph.q.val() == bits::<4>(10) {
-            self.lead.x.next = self.cw.q.val();
-        }
-        self.l_end_qa.next =
-            self.e_now.q.val() + self.l_base32.val() + bit_cast::<32, 24>(self.k_target.val());
+        // ---- 5: average delay; quick adapt ---------------------------------------------------
+        self.l_step43.next = self.m_avg.p.val() >> 16;
         self.l_qa.next = (self.l_ack.val() | self.l_nack.val())
             & self.f_over.q.val()
             & self.epv.q.val()
             & self.f_qtrig.q.val()
             & (self.ach.q.val() < (self.mw.q.val() >> 3));
-        if self.ph.q.val() == bits::<4>(4) {
+        self.l_end_qa.next =
+            self.e_now.q.val() + self.l_base32.val() + bit_cast::<32, 24>(self.k_target.val());
+        if self.ph.q.val() == bits::<5>(5) {
+            if self.t_rttv.q.val() {
+                if self.t_up.q.val() {
+                    self.avg.d.next = self.avg.q.val() + bit_cast::<32, 43>(self.l_step43.val());
+                } else {
+                    self.avg.d.next = self.avg.q.val() - bit_cast::<32, 43>(self.l_step43.val());
+                }
+            }
             self.f_qa.d.next = self.l_qa.val();
             if (self.l_ack.val() | self.l_nack.val()) & self.f_over.q.val() {
                 self.ach.d.next = bits::<32>(0);
                 self.qa_end.d.next = self.l_end_qa.val();
                 self.epv.d.next = true;
             }
-            self.f_mdo.d.next = false;
-            self.f_fdo.d.next = false;
             if self.l_qa.val() {
                 self.l_cwn.next = self.ach.q.val();
                 if self.ach.q.val() < self.k_mtu.val() {
@@ -631,20 +619,38 @@ impl Logic for NsccWindow {
                 self.inc.d.next = bits::<48>(0);
                 self.rcv.d.next = bits::<32>(0);
                 self.c_qa.d.next = self.c_qa.q.val() + bits::<32>(1);
-            } else {
+            }
+        }
+
+        // ---- 6: proportional increment; which optional phases run; leading one of avg ------
+        self.lead.x.next = self.avg.q.val();
+        if self.ph.q.val() == bits::<5>(15) {
+            self.lead.x.next = self.cw.q.val();
+        }
+        self.l_prop_sh.next = self.m_prop.p.val() >> self.k_prop_sh.val();
+        if self.ph.q.val() == bits::<5>(6) {
+            self.t_prop.d.next = bit_cast::<48, 51>(self.l_prop_sh.val());
+            if self.l_prop_sh.val() > bit_cast::<51, 48>(self.k_all48.val()) {
+                self.t_prop.d.next = self.k_all48.val();
+            }
+            self.f_mdo.d.next = false;
+            self.f_fdo.d.next = false;
+            if !self.f_qa.q.val() {
                 self.f_mdo.d.next = self.f_mdz.q.val()
                     & (self.avg.q.val() > self.k_target_q8.val())
                     & self.f_mdt.q.val();
                 self.f_fdo.d.next = (self.l_ack.val() & (self.f_fdob.q.val() | self.f_adj.q.val()))
-                    | (self.l_tick.val() & self.f_adj.q.val());
+                    | (self.l_tick.val()
+                        & self.f_adj.q.val()
+                        & (self.rcv.q.val() != bits::<32>(0)));
             }
             self.pa.d.next = self.lead.pos.val();
         }
 
-        // ---- P5 / P11: table index of x with its leading one at p --------------------------
+        // ---- 7 / 16: table index of x with its leading one at p -----------------------------
         self.l_idx_x.next = self.avg.q.val();
         self.l_idx_p.next = self.pa.q.val();
-        if self.ph.q.val() == bits::<4>(11) {
+        if self.ph.q.val() == bits::<5>(16) {
             self.l_idx_x.next = self.cw.q.val();
             self.l_idx_p.next = self.pc.q.val();
         }
@@ -653,7 +659,7 @@ impl Logic for NsccWindow {
             self.l_idx_m.next = self.l_idx_x.val() >> (self.l_idx_p.val() - bits::<5>(10));
         }
 
-        // ---- P5: the quadrant's effect; NACK / RTO subtraction -----------------------------
+        // ---- 7: the quadrant's effect; NACK / RTO subtraction -------------------------------
         self.l_fic33.next =
             bit_cast::<33, 32>(self.fic.q.val()) + bit_cast::<33, 24>(self.e_bytes.q.val());
         self.l_fic.next = bit_cast::<32, 33>(self.l_fic33.val());
@@ -662,24 +668,27 @@ impl Logic for NsccWindow {
         }
         self.l_go_fast.next =
             self.f_fastz.q.val() & ((self.l_fic.val() > self.cw.q.val()) | self.incr.q.val());
+        self.l_fair48.next = bit_cast::<48, 41>(self.m_fair.p.val()) << self.k_fi_e.val();
         self.l_add48.next = self.t_prop.q.val();
         if self.f_fairz.q.val() {
-            self.l_add48.next = self.t_fair.q.val();
+            self.l_add48.next = self.l_fair48.val();
         }
         self.l_inc49.next =
             bit_cast::<49, 48>(self.inc.q.val()) + bit_cast::<49, 48>(self.l_add48.val());
+        self.l_fast_sh.next = self.m_fast.p.val() >> 8;
         self.l_cw33.next =
-            bit_cast::<33, 32>(self.cw.q.val()) + bit_cast::<33, 32>(self.t_fast.q.val());
+            bit_cast::<33, 32>(self.cw.q.val()) + bit_cast::<33, 40>(self.l_fast_sh.val());
         self.l_sub32.next = bit_cast::<32, 24>(self.e_bytes.q.val());
         if self.l_rto.val() {
             self.l_sub32.next = self.k_mtu.val();
         }
-        if self.ph.q.val() == bits::<4>(5) {
+        self.l_gts41.next = self.k_gt.val();
+        if self.pa.q.val() >= bits::<5>(16) {
+            self.l_gts41.next = self.k_gt.val() >> (self.pa.q.val() - bits::<5>(16));
+        }
+        if self.ph.q.val() == bits::<5>(7) {
             self.ia.d.next = bit_cast::<10, 32>(self.l_idx_m.val());
-            self.gts.d.next = self.k_gt.val();
-            if self.pa.q.val() >= bits::<5>(16) {
-                self.gts.d.next = self.k_gt.val() >> (self.pa.q.val() - bits::<5>(16));
-            }
+            self.gts.d.next = bit_cast::<33, 41>(self.l_gts41.val());
             if !self.f_qa.q.val() {
                 if self.f_fairz.q.val() | self.f_mdz.q.val() {
                     self.fic.d.next = bits::<32>(0);
@@ -715,22 +724,22 @@ impl Logic for NsccWindow {
             }
         }
 
-        // ---- P6..P8 (MD only): table[avg], factor, cwnd * factor ---------------------------
+        // ---- 8..13 (MD only): table[avg]; factor; cwnd * factor -----------------------------
         self.rom.address.next = self.ia.q.val();
-        if self.ph.q.val() == bits::<4>(12) {
+        if self.ph.q.val() == bits::<5>(17) {
             self.rom.address.next = self.ic.q.val();
         }
-        if self.ph.q.val() == bits::<4>(6) {
+        if self.ph.q.val() == bits::<5>(8) {
             self.r_avg.d.next = self.rom.data.val();
         }
         self.l_gt_sh.next = self.m_gt.p.val() >> 27;
-        self.l_gt26.next = bit_cast::<26, 53>(self.l_gt_sh.val());
-        if self.l_gt_sh.val() > bits::<53>(65536) {
+        self.l_gt26.next = bit_cast::<26, 45>(self.l_gt_sh.val());
+        if self.l_gt_sh.val() > bits::<45>(65536) {
             self.l_gt26.next = bits::<26>(65536);
         }
         self.l_mdf.next =
             bit_cast::<27, 17>(self.k_one_minus_g.val()) + bit_cast::<27, 26>(self.l_gt26.val());
-        if self.ph.q.val() == bits::<4>(7) {
+        if self.ph.q.val() == bits::<5>(11) {
             self.mdf.d.next = bit_cast::<17, 27>(self.l_mdf.val());
             if self.l_mdf.val() > bits::<27>(65536) {
                 self.mdf.d.next = bits::<17>(65536);
@@ -739,19 +748,17 @@ impl Logic for NsccWindow {
                 self.mdf.d.next = bits::<17>(32768);
             }
         }
-        if self.ph.q.val() == bits::<4>(8) {
-            self.t_mdp.d.next = self.m_md.p.val();
-        }
 
-        // ---- P9: cut, penalty, clamp --------------------------------------------------------
-        self.l_md_sh.next = self.t_mdp.q.val() >> 16;
+        // ---- 14: cut, penalty, clamp ---------------------------------------------------------
+        self.l_md_sh.next = self.m_md.p.val() >> 16;
         self.l_cut.next = self.cw.q.val();
         if self.f_mdo.q.val() {
             self.l_cut.next = bit_cast::<32, 49>(self.l_md_sh.val());
         }
+        self.l_pen_sh.next = self.m_pen.p.val() >> 7;
         self.l_pen32.next = bits::<32>(0);
         if self.l_ack.val() {
-            self.l_pen32.next = bit_cast::<32, 24>(self.t_pen.q.val());
+            self.l_pen32.next = bit_cast::<32, 31>(self.l_pen_sh.val());
         }
         self.l_after.next = self.l_cut.val() - self.l_pen32.val();
         if self.l_cut.val() < self.l_pen32.val() {
@@ -764,7 +771,7 @@ impl Logic for NsccWindow {
         if self.l_clamped.val() > self.mw.q.val() {
             self.l_clamped.next = self.mw.q.val();
         }
-        if (self.ph.q.val() == bits::<4>(9)) & !self.f_qa.q.val() {
+        if (self.ph.q.val() == bits::<5>(14)) & !self.f_qa.q.val() {
             self.l_cwn.next = self.l_clamped.val();
             if self.f_mdo.q.val() {
                 self.last_dec.d.next = self.e_now.q.val();
@@ -772,28 +779,31 @@ impl Logic for NsccWindow {
             }
         }
 
-        // ---- P10..P14 (fulfill only): cwnd += inc / cwnd (+ eta) ---------------------------
-        if self.ph.q.val() == bits::<4>(10) {
+        // ---- 15..20 (fulfill only): cwnd += inc / cwnd (+ eta) ------------------------------
+        if self.ph.q.val() == bits::<5>(15) {
             self.pc.d.next = self.lead.pos.val();
         }
-        if self.ph.q.val() == bits::<4>(11) {
+        self.l_incs48.next = self.inc.q.val() >> (self.pc.q.val() - bits::<5>(2));
+        if self.ph.q.val() == bits::<5>(16) {
             self.ic.d.next = bit_cast::<10, 32>(self.l_idx_m.val());
-            self.incs.d.next = self.inc.q.val() >> (self.pc.q.val() - bits::<5>(10));
+            self.incs.d.next = bit_cast::<34, 48>(self.l_incs48.val());
+            if self.l_incs48.val() > bit_cast::<48, 34>(self.k_all34.val()) {
+                self.incs.d.next = self.k_all34.val();
+            }
         }
-        if self.ph.q.val() == bits::<4>(12) {
+        if self.ph.q.val() == bits::<5>(17) {
             self.r_c.d.next = self.rom.data.val();
         }
-        self.l_ful_sh.next = self.m_ful.p.val() >> 21;
-        if self.ph.q.val() == bits::<4>(13) {
-            self.t_ful.d.next = bit_cast::<40, 60>(self.l_ful_sh.val());
-        }
-        self.l_w40.next = bit_cast::<40, 32>(self.cw.q.val()) + self.t_ful.q.val();
+        self.l_ful_sh.next = self.m_ful.p.val() >> 13;
+        self.l_w40.next =
+            bit_cast::<40, 32>(self.cw.q.val()) + bit_cast::<40, 46>(self.l_ful_sh.val());
         if self.f_adj.q.val() {
-            self.l_w40.next =
-                bit_cast::<40, 32>(self.cw.q.val()) + self.t_ful.q.val() + self.k_eta.val();
+            self.l_w40.next = bit_cast::<40, 32>(self.cw.q.val())
+                + bit_cast::<40, 46>(self.l_ful_sh.val())
+                + self.k_eta.val();
         }
         self.l_mw40.next = bit_cast::<40, 32>(self.mw.q.val());
-        if self.ph.q.val() == bits::<4>(14) {
+        if self.ph.q.val() == bits::<5>(20) {
             self.l_cwn.next = bit_cast::<32, 40>(self.l_w40.val());
             if self.l_w40.val() > self.l_mw40.val() {
                 self.l_cwn.next = self.mw.q.val();
@@ -820,7 +830,7 @@ impl Logic for NsccWindow {
 
         // ---- synchronous reset ---------------------------------------------------------------
         if self.rst.val() {
-            self.ph.d.next = bits::<4>(0);
+            self.ph.d.next = bits::<5>(0);
             self.cw.d.next = self.k_init_cwnd.val();
             self.mw.d.next = self.k_init_cwnd.val();
             self.base.d.next = self.k_init_base.val();
