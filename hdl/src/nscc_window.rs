@@ -90,6 +90,8 @@ pub struct NsccWindow {
     k_mwq8: Constant<Bits<17>>,
     k_ewma: Constant<Bits<10>>,
     k_one_minus_g: Constant<Bits<17>>,
+    k_gt_lo: Constant<Bits<45>>,
+    k_gt_hi: Constant<Bits<45>>,
     k_gt: Constant<Bits<41>>,
     k_init_cwnd: Constant<Bits<32>>,
     k_init_base: Constant<Bits<24>>,
@@ -135,6 +137,9 @@ pub struct NsccWindow {
     t_diff: DFF<Bits<33>>,
     t_up: DFF<Bit>,
     t_prop: DFF<Bits<48>>,
+    t_fic: DFF<Bits<32>>,
+    t_ficgt: DFF<Bit>,
+    t_cwe: DFF<Bits<40>>,
     f_fairz: DFF<Bit>,
     f_propz: DFF<Bit>,
     f_mdz: DFF<Bit>,
@@ -235,6 +240,10 @@ pub struct NsccWindow {
     l_mw40: Signal<Local, Bits<40>>,
     l_cwn: Signal<Local, Bits<32>>,
     l_cmd: Signal<Local, Bits<32>>,
+    l_lower: Signal<Local, Bit>,
+    l_rmb: Signal<Local, Bits<24>>,
+    l_after33: Signal<Local, Bits<33>>,
+    l_cwe: Signal<Local, Bits<40>>,
 }
 
 impl NsccWindow {
@@ -285,6 +294,8 @@ impl NsccWindow {
             k_mwq8: c(k.maxwnd_per_ns_q8.into()),
             k_ewma: c(k.ewma_q16.into()),
             k_one_minus_g: c(65536 - u64::from(k.gamma_q16)),
+            k_gt_lo: c(u64::from(k.gamma_q16) - 32768),
+            k_gt_hi: c(k.gamma_q16.into()),
             k_gt: c(k.gamma_target_q24),
             k_init_cwnd: c(k.init_cwnd.into()),
             k_init_base: c(k.base_rtt_ns.into()),
@@ -322,6 +333,9 @@ impl NsccWindow {
             t_diff: Default::default(),
             t_up: Default::default(),
             t_prop: Default::default(),
+            t_fic: Default::default(),
+            t_ficgt: Default::default(),
+            t_cwe: Default::default(),
             f_fairz: Default::default(),
             f_propz: Default::default(),
             f_mdz: Default::default(),
@@ -422,6 +436,10 @@ impl NsccWindow {
             l_mw40: Default::default(),
             l_cwn: Default::default(),
             l_cmd: Default::default(),
+            l_lower: Default::default(),
+            l_rmb: Default::default(),
+            l_after33: Default::default(),
+            l_cwe: Default::default(),
         }
     }
 }
@@ -432,9 +450,9 @@ impl Logic for NsccWindow {
         dff_setup!(
             self, clock, ph, e_kind, e_bytes, e_rtt, e_ecn, e_pen, e_now, cw, mw, base, avg, inc,
             rcv, ach, fic, incr, trig, epv, qa_end, last_dec, last_adj, c_ev, c_md, c_qa, t_delay,
-            t_rttv, t_diff, t_up, t_prop, f_fairz, f_propz, f_mdz, f_fastz, f_qtrig, f_over, f_adj,
-            f_mdt, f_fdob, f_qa, f_mdo, f_fdo, pa, ia, r_avg, gts, mdf, pc, ic, r_c, incs, o_cw,
-            o_mw, o_base, o_avg, o_ev, o_md, o_qa
+            t_rttv, t_diff, t_up, t_prop, t_fic, t_ficgt, t_cwe, f_fairz, f_propz, f_mdz, f_fastz,
+            f_qtrig, f_over, f_adj, f_mdt, f_fdob, f_qa, f_mdo, f_fdo, pa, ia, r_avg, gts, mdf, pc,
+            ic, r_c, incs, o_cw, o_mw, o_base, o_avg, o_ev, o_md, o_qa
         );
         self.m_fair.clock.next = self.clock.val();
         self.m_fast.clock.next = self.clock.val();
@@ -515,10 +533,13 @@ impl Logic for NsccWindow {
 
         // ---- 1: base-RTT min filter, delay, byte counts ------------------------------------
         self.l_rttv.next = self.l_ack.val() & (self.e_rtt.q.val() != bits::<24>(0));
+        // A lower sample becomes the base (delay 0); compare and subtract side by side.
+        self.l_lower.next = self.l_rttv.val() & (self.e_rtt.q.val() < self.base.q.val());
         self.l_nb.next = self.base.q.val();
-        if self.l_rttv.val() & (self.e_rtt.q.val() < self.base.q.val()) {
+        if self.l_lower.val() {
             self.l_nb.next = self.e_rtt.q.val();
         }
+        self.l_rmb.next = self.e_rtt.q.val() - self.base.q.val();
         self.l_s33a.next =
             bit_cast::<33, 32>(self.ach.q.val()) + bit_cast::<33, 24>(self.e_bytes.q.val());
         self.l_s33b.next =
@@ -527,8 +548,8 @@ impl Logic for NsccWindow {
             self.base.d.next = self.l_nb.val();
             self.t_rttv.d.next = self.l_rttv.val();
             self.t_delay.d.next = bits::<24>(0);
-            if self.l_rttv.val() {
-                self.t_delay.d.next = self.e_rtt.q.val() - self.l_nb.val();
+            if self.l_rttv.val() & !self.l_lower.val() {
+                self.t_delay.d.next = self.l_rmb.val();
             }
             if self.l_ack.val() {
                 self.ach.d.next = bit_cast::<32, 33>(self.l_s33a.val());
@@ -622,6 +643,12 @@ impl Logic for NsccWindow {
             }
         }
 
+        self.l_fic33.next =
+            bit_cast::<33, 32>(self.fic.q.val()) + bit_cast::<33, 24>(self.e_bytes.q.val());
+        self.l_fic.next = bit_cast::<32, 33>(self.l_fic33.val());
+        if self.l_fic33.val().get_bit(32) {
+            self.l_fic.next = self.k_all32.val();
+        }
         // ---- 6: proportional increment; which optional phases run; leading one of avg ------
         self.lead.x.next = self.avg.q.val();
         if self.ph.q.val() == bits::<5>(15) {
@@ -645,6 +672,8 @@ impl Logic for NsccWindow {
                         & (self.rcv.q.val() != bits::<32>(0)));
             }
             self.pa.d.next = self.lead.pos.val();
+            self.t_fic.d.next = self.l_fic.val();
+            self.t_ficgt.d.next = self.l_fic.val() > self.cw.q.val();
         }
 
         // ---- 7 / 16: table index of x with its leading one at p -----------------------------
@@ -660,14 +689,8 @@ impl Logic for NsccWindow {
         }
 
         // ---- 7: the quadrant's effect; NACK / RTO subtraction -------------------------------
-        self.l_fic33.next =
-            bit_cast::<33, 32>(self.fic.q.val()) + bit_cast::<33, 24>(self.e_bytes.q.val());
-        self.l_fic.next = bit_cast::<32, 33>(self.l_fic33.val());
-        if self.l_fic33.val().get_bit(32) {
-            self.l_fic.next = self.k_all32.val();
-        }
-        self.l_go_fast.next =
-            self.f_fastz.q.val() & ((self.l_fic.val() > self.cw.q.val()) | self.incr.q.val());
+
+        self.l_go_fast.next = self.f_fastz.q.val() & (self.t_ficgt.q.val() | self.incr.q.val());
         self.l_fair48.next = bit_cast::<48, 41>(self.m_fair.p.val()) << self.k_fi_e.val();
         self.l_add48.next = self.t_prop.q.val();
         if self.f_fairz.q.val() {
@@ -696,7 +719,7 @@ impl Logic for NsccWindow {
                 }
                 if self.f_propz.q.val() {
                     if self.f_fastz.q.val() {
-                        self.fic.d.next = self.l_fic.val();
+                        self.fic.d.next = self.t_fic.q.val();
                         self.incr.d.next = self.l_go_fast.val();
                         if self.l_go_fast.val() {
                             self.l_cwn.next = bit_cast::<32, 33>(self.l_cw33.val());
@@ -733,20 +756,18 @@ impl Logic for NsccWindow {
             self.r_avg.d.next = self.rom.data.val();
         }
         self.l_gt_sh.next = self.m_gt.p.val() >> 27;
+        // clamp(1 - g + gt, 0.5, 1) = (1 - g) + clamp(gt, g - 0.5, g): both compares at once.
         self.l_gt26.next = bit_cast::<26, 45>(self.l_gt_sh.val());
-        if self.l_gt_sh.val() > bits::<45>(65536) {
-            self.l_gt26.next = bits::<26>(65536);
+        if self.l_gt_sh.val() < self.k_gt_lo.val() {
+            self.l_gt26.next = bit_cast::<26, 45>(self.k_gt_lo.val());
+        }
+        if self.l_gt_sh.val() > self.k_gt_hi.val() {
+            self.l_gt26.next = bit_cast::<26, 45>(self.k_gt_hi.val());
         }
         self.l_mdf.next =
             bit_cast::<27, 17>(self.k_one_minus_g.val()) + bit_cast::<27, 26>(self.l_gt26.val());
         if self.ph.q.val() == bits::<5>(11) {
             self.mdf.d.next = bit_cast::<17, 27>(self.l_mdf.val());
-            if self.l_mdf.val() > bits::<27>(65536) {
-                self.mdf.d.next = bits::<17>(65536);
-            }
-            if self.l_mdf.val() < bits::<27>(32768) {
-                self.mdf.d.next = bits::<17>(32768);
-            }
         }
 
         // ---- 14: cut, penalty, clamp ---------------------------------------------------------
@@ -760,16 +781,17 @@ impl Logic for NsccWindow {
         if self.l_ack.val() {
             self.l_pen32.next = bit_cast::<32, 31>(self.l_pen_sh.val());
         }
-        self.l_after.next = self.l_cut.val() - self.l_pen32.val();
-        if self.l_cut.val() < self.l_pen32.val() {
-            self.l_after.next = bits::<32>(0);
-        }
+        // Saturating subtract (the borrow says "below 0") and both clamps side by side
+        // (MTU <= maxwnd always).
+        self.l_after33.next =
+            bit_cast::<33, 32>(self.l_cut.val()) - bit_cast::<33, 32>(self.l_pen32.val());
+        self.l_after.next = bit_cast::<32, 33>(self.l_after33.val());
         self.l_clamped.next = self.l_after.val();
-        if self.l_after.val() < self.k_mtu.val() {
-            self.l_clamped.next = self.k_mtu.val();
-        }
-        if self.l_clamped.val() > self.mw.q.val() {
+        if self.l_after.val() > self.mw.q.val() {
             self.l_clamped.next = self.mw.q.val();
+        }
+        if self.l_after33.val().get_bit(32) | (self.l_after.val() < self.k_mtu.val()) {
+            self.l_clamped.next = self.k_mtu.val();
         }
         if (self.ph.q.val() == bits::<5>(14)) & !self.f_qa.q.val() {
             self.l_cwn.next = self.l_clamped.val();
@@ -794,14 +816,16 @@ impl Logic for NsccWindow {
         if self.ph.q.val() == bits::<5>(17) {
             self.r_c.d.next = self.rom.data.val();
         }
-        self.l_ful_sh.next = self.m_ful.p.val() >> 13;
-        self.l_w40.next =
-            bit_cast::<40, 32>(self.cw.q.val()) + bit_cast::<40, 46>(self.l_ful_sh.val());
+        // cwnd (+ eta) is summed ahead, at 19, so 20 holds one add and one compare.
+        self.l_cwe.next = bit_cast::<40, 32>(self.cw.q.val());
         if self.f_adj.q.val() {
-            self.l_w40.next = bit_cast::<40, 32>(self.cw.q.val())
-                + bit_cast::<40, 46>(self.l_ful_sh.val())
-                + self.k_eta.val();
+            self.l_cwe.next = bit_cast::<40, 32>(self.cw.q.val()) + self.k_eta.val();
         }
+        if self.ph.q.val() == bits::<5>(19) {
+            self.t_cwe.d.next = self.l_cwe.val();
+        }
+        self.l_ful_sh.next = self.m_ful.p.val() >> 13;
+        self.l_w40.next = self.t_cwe.q.val() + bit_cast::<40, 46>(self.l_ful_sh.val());
         self.l_mw40.next = bit_cast::<40, 32>(self.mw.q.val());
         if self.ph.q.val() == bits::<5>(20) {
             self.l_cwn.next = bit_cast::<32, 40>(self.l_w40.val());
