@@ -10,15 +10,15 @@ use crate::NicConfig;
 
 /// Clocks `nscc_window` spends on an event that neither cuts the window nor runs a fulfill
 /// (its shortest initiation interval).
-pub const EVENT_CYCLES: u32 = 8;
+pub const EVENT_CYCLES: u32 = 9;
 /// Extra clocks when the event applies a multiplicative decrease.
-pub const MD_CYCLES: u32 = 6;
+pub const MD_CYCLES: u32 = 7;
 /// Extra clocks when the event runs a fulfill (`cwnd += inc / cwnd`).
-pub const FULFILL_CYCLES: u32 = 6;
-/// Clocks per ACK on average at one ACK per full packet, rounded up: 8, plus 6 on every 9th
-/// ACK (a fulfill per 8 MTU received), plus 6 at most once per base RTT. Config validation
+pub const FULFILL_CYCLES: u32 = 7;
+/// Clocks per ACK on average at one ACK per full packet, rounded up: 9, plus 7 on every 9th
+/// ACK (a fulfill per 8 MTU received), plus 7 at most once per base RTT. Config validation
 /// refuses a line rate whose ACK rate at this cost exceeds the core clock.
-pub const ACK_CYCLES_AT_LINE_RATE: u32 = 9;
+pub const ACK_CYCLES_AT_LINE_RATE: u32 = 10;
 /// Multiplier operands are at most 34 x 17 bits (two DSP tiles); wider constants are kept as
 /// a 17-bit mantissa and a shift.
 pub const MANTISSA_BITS: u32 = 17;

@@ -4,37 +4,38 @@
 //!
 //! One event at a time, taken with `ev_valid && ev_ready`, then a fixed micro-sequence of
 //! phases. Every multiplier is a two-stage `PipeMul` (17-bit DSP tiles registered, then their
-//! sum), read two clocks after its operands settle; every other phase is one short
-//! compare/add/mux chain. Optional phases run only when the event needs them, so the usual
-//! event costs 8 clocks:
+//! sum), read two clocks after its operands settle; every other phase is at most one carry
+//! chain plus muxes (compares run side by side, not in series). Optional phases run only when
+//! the event needs them, so the usual event costs 9 clocks:
 //!
 //! ```text
 //!  take e_* <= ev_*        products of e_*: fi_m*bytes, fi_scale*bytes, penalty*bytes (-> 3)
-//!  1  base <= min-filter(rtt); delay; achieved/received += bytes; trigger |= NACK|RTO
+//!  1  base <= min-filter(rtt); delay; achieved/received += bytes; trigger |= NACK|RTO;
+//!     now - (qa_end, last_adjust, last_dec); fast-increase byte count
 //!  2  quadrant / epoch / period / MD-interval flags; |delay<<8 - avg|
 //!                          products: base*maxwnd_per_ns (-> 4), bytes*(target-delay) (-> 4)
 //!  3  (EWMA product |..|*w running, -> 5)      (p1>>7)*alpha_m starts at 4 (-> 6)
 //!  4  maxwnd = max(min(.. >> 8, 2^32-1), MTU)
 //!  5  avg +-= ..>>16; quick adapt (cwnd = max(achieved, MTU)), epoch restart
-//!  6  prop = sat48(.. >> (9 - alpha_e)); md_do, fulfill_do; leading one of avg
+//!  6  prop = sat48(.. >> (9 - alpha_e)); md_do, fulfill_do; leading one of avg; count > cwnd
 //!  7  quadrant: fair/proportional into inc, fast increase into cwnd; NACK/RTO subtract;
-//!     avg's table index; gts = (gamma target 2^8) >> (p - 16)            -> 8 if md_do else 14
-//!  8..13 (MD)  table[avg]; gts*r (-> 11); factor = clamp(1-g + gts*r >> 27); cwnd*factor (-> 14)
-//!  14 cwnd = clamp(cut - penalty) to [MTU, maxwnd]; last_dec         -> done unless fulfill_do
-//!  15..20 (fulfill)  leading one of cwnd; index, incs = sat34(inc >> (p-2)); table[cwnd];
-//!     incs*r (-> 20); cwnd = min(cwnd + ..>>13 (+ eta), maxwnd); inc = received = 0   -> done
+//!     avg's table index; gts = (gamma target 2^8) >> (p - 16)          -> 8 if md_do else 15
+//!  8..14 (MD)  table[avg]; gts*r (-> 11); clamp; factor (12); cwnd*factor (-> 15)
+//!  15 cut - penalty (saturating)   16 cwnd = clamp to [MTU, maxwnd]  -> done unless fulfill_do
+//!  17..23 (fulfill)  leading one of cwnd; index, incs = sat34(inc >> (p-2)); table[cwnd];
+//!     incs*r (-> 22) while cwnd + eta is summed; + inc/cwnd (22); min(.., maxwnd) (23) -> done
 //! ```
 //!
-//! `ev_ready` is high when idle and in an event's last phase (14 without a fulfill, 20), so a
+//! `ev_ready` is high when idle and in an event's last phase (16 without a fulfill, 23), so a
 //! waiting event is taken back to back. The outputs (`cwnd`, `maxwnd`, `base_rtt_ns`,
 //! `avg_delay_q8`, counters) are registers loaded at the end of an event: they show whole
 //! events only, from the clock after its last phase. `can_send` is combinational from this
 //! clock's `inflight` / `next_len` and the shown cwnd.
 //!
 //! Line rate: at one ACK per 4096-byte packet and 800 Gb/s (24.4 M ACK/s), the average cost is
-//! 8 + 6/9 clocks (a fulfill per 8 MTU received) plus 6 at most once per base RTT: 8.7 clocks,
-//! 28.8 M events/s at 250 MHz. Config validation refuses a line rate / MTU / clock whose ACK
-//! rate at 9 clocks per ACK exceeds the clock. The upstream holds an event while `ev_ready`
+//! 9 + 7/9 clocks (a fulfill per 8 MTU received) plus 7 at most once per base RTT: 9.8 clocks,
+//! 25.6 M events/s at 250 MHz. Config validation refuses a line rate / MTU / clock whose ACK
+//! rate at 10 clocks per ACK exceeds the clock. The upstream holds an event while `ev_ready`
 //! is low (bursts queue in front, e.g. in `mrc_core`).
 
 use crate::arith::{LeadingOne32, PipeMul};
@@ -140,6 +141,12 @@ pub struct NsccWindow {
     t_fic: DFF<Bits<32>>,
     t_ficgt: DFF<Bit>,
     t_cwe: DFF<Bits<40>>,
+    t_w40: DFF<Bits<40>>,
+    t_after33: DFF<Bits<33>>,
+    t_gt26: DFF<Bits<26>>,
+    t_el_qa: DFF<Bits<32>>,
+    t_el_adj: DFF<Bits<32>>,
+    t_el_dec: DFF<Bits<32>>,
     f_fairz: DFF<Bit>,
     f_propz: DFF<Bit>,
     f_mdz: DFF<Bit>,
@@ -202,9 +209,6 @@ pub struct NsccWindow {
     l_a33: Signal<Local, Bits<33>>,
     l_tmd: Signal<Local, Bits<24>>,
     l_gap: Signal<Local, Bits<24>>,
-    l_el_qa: Signal<Local, Bits<32>>,
-    l_el_adj: Signal<Local, Bits<32>>,
-    l_el_dec: Signal<Local, Bits<32>>,
     l_base32: Signal<Local, Bits<32>>,
     l_mw41: Signal<Local, Bits<41>>,
     l_step43: Signal<Local, Bits<43>>,
@@ -336,6 +340,12 @@ impl NsccWindow {
             t_fic: Default::default(),
             t_ficgt: Default::default(),
             t_cwe: Default::default(),
+            t_w40: Default::default(),
+            t_after33: Default::default(),
+            t_gt26: Default::default(),
+            t_el_qa: Default::default(),
+            t_el_adj: Default::default(),
+            t_el_dec: Default::default(),
             f_fairz: Default::default(),
             f_propz: Default::default(),
             f_mdz: Default::default(),
@@ -398,9 +408,6 @@ impl NsccWindow {
             l_a33: Default::default(),
             l_tmd: Default::default(),
             l_gap: Default::default(),
-            l_el_qa: Default::default(),
-            l_el_adj: Default::default(),
-            l_el_dec: Default::default(),
             l_base32: Default::default(),
             l_mw41: Default::default(),
             l_step43: Default::default(),
@@ -450,9 +457,10 @@ impl Logic for NsccWindow {
         dff_setup!(
             self, clock, ph, e_kind, e_bytes, e_rtt, e_ecn, e_pen, e_now, cw, mw, base, avg, inc,
             rcv, ach, fic, incr, trig, epv, qa_end, last_dec, last_adj, c_ev, c_md, c_qa, t_delay,
-            t_rttv, t_diff, t_up, t_prop, t_fic, t_ficgt, t_cwe, f_fairz, f_propz, f_mdz, f_fastz,
-            f_qtrig, f_over, f_adj, f_mdt, f_fdob, f_qa, f_mdo, f_fdo, pa, ia, r_avg, gts, mdf, pc,
-            ic, r_c, incs, o_cw, o_mw, o_base, o_avg, o_ev, o_md, o_qa
+            t_rttv, t_diff, t_up, t_prop, t_fic, t_ficgt, t_cwe, t_w40, t_after33, t_gt26, t_el_qa,
+            t_el_adj, t_el_dec, f_fairz, f_propz, f_mdz, f_fastz, f_qtrig, f_over, f_adj, f_mdt,
+            f_fdob, f_qa, f_mdo, f_fdo, pa, ia, r_avg, gts, mdf, pc, ic, r_c, incs, o_cw, o_mw,
+            o_base, o_avg, o_ev, o_md, o_qa
         );
         self.m_fair.clock.next = self.clock.val();
         self.m_fast.clock.next = self.clock.val();
@@ -466,8 +474,8 @@ impl Logic for NsccWindow {
         self.m_ful.clock.next = self.clock.val();
 
         // ---- handshake and outputs ---------------------------------------------------------
-        self.l_last.next = ((self.ph.q.val() == bits::<5>(14)) & !self.f_fdo.q.val())
-            | (self.ph.q.val() == bits::<5>(20));
+        self.l_last.next = ((self.ph.q.val() == bits::<5>(16)) & !self.f_fdo.q.val())
+            | (self.ph.q.val() == bits::<5>(23));
         self.l_ready.next = (self.ph.q.val() == bits::<5>(0)) | self.l_last.val();
         self.ev_ready.next = self.l_ready.val();
         self.l_take.next = self.l_ready.val() & self.ev_valid.val();
@@ -497,7 +505,7 @@ impl Logic for NsccWindow {
         } else if self.l_last.val() {
             self.ph.d.next = bits::<5>(0);
         } else if (self.ph.q.val() == bits::<5>(7)) & !self.f_mdo.q.val() {
-            self.ph.d.next = bits::<5>(14);
+            self.ph.d.next = bits::<5>(15);
         } else if self.ph.q.val() != bits::<5>(0) {
             self.ph.d.next = self.ph.q.val() + bits::<5>(1);
         }
@@ -531,6 +539,12 @@ impl Logic for NsccWindow {
         self.m_ful.a.next = self.incs.q.val();
         self.m_ful.b.next = self.r_c.q.val();
 
+        self.l_fic33.next =
+            bit_cast::<33, 32>(self.fic.q.val()) + bit_cast::<33, 24>(self.e_bytes.q.val());
+        self.l_fic.next = bit_cast::<32, 33>(self.l_fic33.val());
+        if self.l_fic33.val().get_bit(32) {
+            self.l_fic.next = self.k_all32.val();
+        }
         // ---- 1: base-RTT min filter, delay, byte counts ------------------------------------
         self.l_rttv.next = self.l_ack.val() & (self.e_rtt.q.val() != bits::<24>(0));
         // A lower sample becomes the base (delay 0); compare and subtract side by side.
@@ -562,6 +576,10 @@ impl Logic for NsccWindow {
                 }
             }
             self.trig.d.next = self.trig.q.val() | self.l_nack.val() | self.l_rto.val();
+            self.t_el_qa.d.next = self.e_now.q.val() - self.qa_end.q.val();
+            self.t_el_adj.d.next = self.e_now.q.val() - self.last_adj.q.val();
+            self.t_el_dec.d.next = self.e_now.q.val() - self.last_dec.q.val();
+            self.t_fic.d.next = self.l_fic.val();
             self.c_ev.d.next = self.c_ev.q.val() + bits::<32>(1);
         }
 
@@ -569,9 +587,7 @@ impl Logic for NsccWindow {
         self.l_d8.next = bit_cast::<33, 24>(self.t_delay.q.val()) << 8;
         self.l_a33.next = bit_cast::<33, 32>(self.avg.q.val());
         self.l_tmd.next = self.t_delay.q.val();
-        self.l_el_qa.next = self.e_now.q.val() - self.qa_end.q.val();
-        self.l_el_adj.next = self.e_now.q.val() - self.last_adj.q.val();
-        self.l_el_dec.next = self.e_now.q.val() - self.last_dec.q.val();
+
         self.l_base32.next = bit_cast::<32, 24>(self.base.q.val());
         if self.ph.q.val() == bits::<5>(2) {
             self.t_up.d.next = self.l_d8.val() >= self.l_a33.val();
@@ -589,10 +605,10 @@ impl Logic for NsccWindow {
             self.f_qtrig.d.next = self.trig.q.val() | (self.l_tmd.val() > self.k_qa_th.val());
             // Epoch over: not started yet, or now is after its end (serial comparison).
             self.f_over.d.next = !self.epv.q.val()
-                | ((self.l_el_qa.val() != bits::<32>(0))
-                    & (self.l_el_qa.val() < self.k_half32.val()));
-            self.f_adj.d.next = self.l_el_adj.val() > self.l_base32.val();
-            self.f_mdt.d.next = self.l_el_dec.val() > self.l_base32.val();
+                | ((self.t_el_qa.q.val() != bits::<32>(0))
+                    & (self.t_el_qa.q.val() < self.k_half32.val()));
+            self.f_adj.d.next = self.t_el_adj.q.val() > self.l_base32.val();
+            self.f_mdt.d.next = self.t_el_dec.q.val() > self.l_base32.val();
             self.f_fdob.d.next = self.rcv.q.val() > self.k_adj.val();
         }
 
@@ -643,15 +659,9 @@ impl Logic for NsccWindow {
             }
         }
 
-        self.l_fic33.next =
-            bit_cast::<33, 32>(self.fic.q.val()) + bit_cast::<33, 24>(self.e_bytes.q.val());
-        self.l_fic.next = bit_cast::<32, 33>(self.l_fic33.val());
-        if self.l_fic33.val().get_bit(32) {
-            self.l_fic.next = self.k_all32.val();
-        }
         // ---- 6: proportional increment; which optional phases run; leading one of avg ------
         self.lead.x.next = self.avg.q.val();
-        if self.ph.q.val() == bits::<5>(15) {
+        if self.ph.q.val() == bits::<5>(17) {
             self.lead.x.next = self.cw.q.val();
         }
         self.l_prop_sh.next = self.m_prop.p.val() >> self.k_prop_sh.val();
@@ -672,14 +682,13 @@ impl Logic for NsccWindow {
                         & (self.rcv.q.val() != bits::<32>(0)));
             }
             self.pa.d.next = self.lead.pos.val();
-            self.t_fic.d.next = self.l_fic.val();
-            self.t_ficgt.d.next = self.l_fic.val() > self.cw.q.val();
+            self.t_ficgt.d.next = self.t_fic.q.val() > self.cw.q.val();
         }
 
         // ---- 7 / 16: table index of x with its leading one at p -----------------------------
         self.l_idx_x.next = self.avg.q.val();
         self.l_idx_p.next = self.pa.q.val();
-        if self.ph.q.val() == bits::<5>(16) {
+        if self.ph.q.val() == bits::<5>(18) {
             self.l_idx_x.next = self.cw.q.val();
             self.l_idx_p.next = self.pc.q.val();
         }
@@ -749,7 +758,7 @@ impl Logic for NsccWindow {
 
         // ---- 8..13 (MD only): table[avg]; factor; cwnd * factor -----------------------------
         self.rom.address.next = self.ia.q.val();
-        if self.ph.q.val() == bits::<5>(17) {
+        if self.ph.q.val() == bits::<5>(19) {
             self.rom.address.next = self.ic.q.val();
         }
         if self.ph.q.val() == bits::<5>(8) {
@@ -765,8 +774,11 @@ impl Logic for NsccWindow {
             self.l_gt26.next = bit_cast::<26, 45>(self.k_gt_hi.val());
         }
         self.l_mdf.next =
-            bit_cast::<27, 17>(self.k_one_minus_g.val()) + bit_cast::<27, 26>(self.l_gt26.val());
+            bit_cast::<27, 17>(self.k_one_minus_g.val()) + bit_cast::<27, 26>(self.t_gt26.q.val());
         if self.ph.q.val() == bits::<5>(11) {
+            self.t_gt26.d.next = self.l_gt26.val();
+        }
+        if self.ph.q.val() == bits::<5>(12) {
             self.mdf.d.next = bit_cast::<17, 27>(self.l_mdf.val());
         }
 
@@ -781,19 +793,22 @@ impl Logic for NsccWindow {
         if self.l_ack.val() {
             self.l_pen32.next = bit_cast::<32, 31>(self.l_pen_sh.val());
         }
-        // Saturating subtract (the borrow says "below 0") and both clamps side by side
+        // 15: saturating subtract (the borrow says "below 0"); 16: both clamps side by side
         // (MTU <= maxwnd always).
         self.l_after33.next =
             bit_cast::<33, 32>(self.l_cut.val()) - bit_cast::<33, 32>(self.l_pen32.val());
-        self.l_after.next = bit_cast::<32, 33>(self.l_after33.val());
+        if self.ph.q.val() == bits::<5>(15) {
+            self.t_after33.d.next = self.l_after33.val();
+        }
+        self.l_after.next = bit_cast::<32, 33>(self.t_after33.q.val());
         self.l_clamped.next = self.l_after.val();
         if self.l_after.val() > self.mw.q.val() {
             self.l_clamped.next = self.mw.q.val();
         }
-        if self.l_after33.val().get_bit(32) | (self.l_after.val() < self.k_mtu.val()) {
+        if self.t_after33.q.val().get_bit(32) | (self.l_after.val() < self.k_mtu.val()) {
             self.l_clamped.next = self.k_mtu.val();
         }
-        if (self.ph.q.val() == bits::<5>(14)) & !self.f_qa.q.val() {
+        if (self.ph.q.val() == bits::<5>(16)) & !self.f_qa.q.val() {
             self.l_cwn.next = self.l_clamped.val();
             if self.f_mdo.q.val() {
                 self.last_dec.d.next = self.e_now.q.val();
@@ -801,35 +816,38 @@ impl Logic for NsccWindow {
             }
         }
 
-        // ---- 15..20 (fulfill only): cwnd += inc / cwnd (+ eta) ------------------------------
-        if self.ph.q.val() == bits::<5>(15) {
+        // ---- 17..23 (fulfill only): cwnd += inc / cwnd (+ eta) ------------------------------
+        if self.ph.q.val() == bits::<5>(17) {
             self.pc.d.next = self.lead.pos.val();
         }
         self.l_incs48.next = self.inc.q.val() >> (self.pc.q.val() - bits::<5>(2));
-        if self.ph.q.val() == bits::<5>(16) {
+        if self.ph.q.val() == bits::<5>(18) {
             self.ic.d.next = bit_cast::<10, 32>(self.l_idx_m.val());
             self.incs.d.next = bit_cast::<34, 48>(self.l_incs48.val());
             if self.l_incs48.val() > bit_cast::<48, 34>(self.k_all34.val()) {
                 self.incs.d.next = self.k_all34.val();
             }
         }
-        if self.ph.q.val() == bits::<5>(17) {
+        if self.ph.q.val() == bits::<5>(19) {
             self.r_c.d.next = self.rom.data.val();
         }
-        // cwnd (+ eta) is summed ahead, at 19, so 20 holds one add and one compare.
+        // cwnd (+ eta) is summed while the product runs; 22 adds, 23 clamps.
         self.l_cwe.next = bit_cast::<40, 32>(self.cw.q.val());
         if self.f_adj.q.val() {
             self.l_cwe.next = bit_cast::<40, 32>(self.cw.q.val()) + self.k_eta.val();
         }
-        if self.ph.q.val() == bits::<5>(19) {
+        if self.ph.q.val() == bits::<5>(20) {
             self.t_cwe.d.next = self.l_cwe.val();
         }
         self.l_ful_sh.next = self.m_ful.p.val() >> 13;
         self.l_w40.next = self.t_cwe.q.val() + bit_cast::<40, 46>(self.l_ful_sh.val());
+        if self.ph.q.val() == bits::<5>(22) {
+            self.t_w40.d.next = self.l_w40.val();
+        }
         self.l_mw40.next = bit_cast::<40, 32>(self.mw.q.val());
-        if self.ph.q.val() == bits::<5>(20) {
-            self.l_cwn.next = bit_cast::<32, 40>(self.l_w40.val());
-            if self.l_w40.val() > self.l_mw40.val() {
+        if self.ph.q.val() == bits::<5>(23) {
+            self.l_cwn.next = bit_cast::<32, 40>(self.t_w40.q.val());
+            if self.t_w40.q.val() > self.l_mw40.val() {
                 self.l_cwn.next = self.mw.q.val();
             }
             if self.f_adj.q.val() {

@@ -643,8 +643,8 @@ pub struct WindowOutputs {
 }
 
 /// `nscc_window` cycle by cycle. An event is taken on a clock with `ev_valid && ev_ready`;
-/// it then occupies the block for L = [`Steps::cycles`] clocks (8, +6 with a multiplicative
-/// decrease, +6 with a fulfill). Outputs are those after each edge (the cycle contract):
+/// it then occupies the block for L = [`Steps::cycles`] clocks (9, +7 with a multiplicative
+/// decrease, +7 with a fulfill). Outputs are those after each edge (the cycle contract):
 ///
 /// ```text
 ///  step      t              t+1 .. t+L-2   t+L-1              t+L
@@ -944,7 +944,7 @@ mod tests {
             }
         }
         assert_eq!(shown_at, Some(EVENT_CYCLES));
-        assert_eq!(readies, vec![7, 15]);
+        assert_eq!(readies, vec![8, 17]);
         // A TICK a base RTT after the last adjust, with bytes acked since, runs a fulfill.
         let mut m = NsccWindow::new(&c);
         let first = WindowInputs {
