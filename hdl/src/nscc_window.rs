@@ -142,6 +142,7 @@ pub struct NsccWindow {
     t_ficgt: DFF<Bit>,
     t_cwe: DFF<Bits<40>>,
     t_w40: DFF<Bits<40>>,
+    pcm2: DFF<Bits<5>>,
     t_after33: DFF<Bits<33>>,
     t_gt26: DFF<Bits<26>>,
     t_el_qa: DFF<Bits<32>>,
@@ -248,6 +249,10 @@ pub struct NsccWindow {
     l_rmb: Signal<Local, Bits<24>>,
     l_after33: Signal<Local, Bits<33>>,
     l_cwe: Signal<Local, Bits<40>>,
+    l_shl: Signal<Local, Bits<5>>,
+    l_shr: Signal<Local, Bits<5>>,
+    l_pam16: Signal<Local, Bits<5>>,
+    l_pcm2: Signal<Local, Bits<5>>,
 }
 
 impl NsccWindow {
@@ -341,6 +346,7 @@ impl NsccWindow {
             t_ficgt: Default::default(),
             t_cwe: Default::default(),
             t_w40: Default::default(),
+            pcm2: Default::default(),
             t_after33: Default::default(),
             t_gt26: Default::default(),
             t_el_qa: Default::default(),
@@ -447,6 +453,10 @@ impl NsccWindow {
             l_rmb: Default::default(),
             l_after33: Default::default(),
             l_cwe: Default::default(),
+            l_shl: Default::default(),
+            l_shr: Default::default(),
+            l_pam16: Default::default(),
+            l_pcm2: Default::default(),
         }
     }
 }
@@ -457,10 +467,10 @@ impl Logic for NsccWindow {
         dff_setup!(
             self, clock, ph, e_kind, e_bytes, e_rtt, e_ecn, e_pen, e_now, cw, mw, base, avg, inc,
             rcv, ach, fic, incr, trig, epv, qa_end, last_dec, last_adj, c_ev, c_md, c_qa, t_delay,
-            t_rttv, t_diff, t_up, t_prop, t_fic, t_ficgt, t_cwe, t_w40, t_after33, t_gt26, t_el_qa,
-            t_el_adj, t_el_dec, f_fairz, f_propz, f_mdz, f_fastz, f_qtrig, f_over, f_adj, f_mdt,
-            f_fdob, f_qa, f_mdo, f_fdo, pa, ia, r_avg, gts, mdf, pc, ic, r_c, incs, o_cw, o_mw,
-            o_base, o_avg, o_ev, o_md, o_qa
+            t_rttv, t_diff, t_up, t_prop, t_fic, t_ficgt, t_cwe, t_w40, pcm2, t_after33, t_gt26,
+            t_el_qa, t_el_adj, t_el_dec, f_fairz, f_propz, f_mdz, f_fastz, f_qtrig, f_over, f_adj,
+            f_mdt, f_fdob, f_qa, f_mdo, f_fdo, pa, ia, r_avg, gts, mdf, pc, ic, r_c, incs, o_cw,
+            o_mw, o_base, o_avg, o_ev, o_md, o_qa
         );
         self.m_fair.clock.next = self.clock.val();
         self.m_fast.clock.next = self.clock.val();
@@ -692,9 +702,13 @@ impl Logic for NsccWindow {
             self.l_idx_x.next = self.cw.q.val();
             self.l_idx_p.next = self.pc.q.val();
         }
-        self.l_idx_m.next = self.l_idx_x.val() << (bits::<5>(10) - self.l_idx_p.val());
+        // Shift amounts in 5-bit locals: rust-hdl sizes literals at 32 bits, and a 32-bit
+        // amount would make the shifter far wider than it needs to be.
+        self.l_shl.next = bits::<5>(10) - self.l_idx_p.val();
+        self.l_shr.next = self.l_idx_p.val() - bits::<5>(10);
+        self.l_idx_m.next = self.l_idx_x.val() << self.l_shl.val();
         if self.l_idx_p.val() >= bits::<5>(10) {
-            self.l_idx_m.next = self.l_idx_x.val() >> (self.l_idx_p.val() - bits::<5>(10));
+            self.l_idx_m.next = self.l_idx_x.val() >> self.l_shr.val();
         }
 
         // ---- 7: the quadrant's effect; NACK / RTO subtraction -------------------------------
@@ -714,9 +728,10 @@ impl Logic for NsccWindow {
         if self.l_rto.val() {
             self.l_sub32.next = self.k_mtu.val();
         }
+        self.l_pam16.next = self.pa.q.val() - bits::<5>(16);
         self.l_gts41.next = self.k_gt.val();
         if self.pa.q.val() >= bits::<5>(16) {
-            self.l_gts41.next = self.k_gt.val() >> (self.pa.q.val() - bits::<5>(16));
+            self.l_gts41.next = self.k_gt.val() >> self.l_pam16.val();
         }
         if self.ph.q.val() == bits::<5>(7) {
             self.ia.d.next = bit_cast::<10, 32>(self.l_idx_m.val());
@@ -817,10 +832,12 @@ impl Logic for NsccWindow {
         }
 
         // ---- 17..23 (fulfill only): cwnd += inc / cwnd (+ eta) ------------------------------
+        self.l_pcm2.next = self.lead.pos.val() - bits::<5>(2);
         if self.ph.q.val() == bits::<5>(17) {
             self.pc.d.next = self.lead.pos.val();
+            self.pcm2.d.next = self.l_pcm2.val();
         }
-        self.l_incs48.next = self.inc.q.val() >> (self.pc.q.val() - bits::<5>(2));
+        self.l_incs48.next = self.inc.q.val() >> self.pcm2.q.val();
         if self.ph.q.val() == bits::<5>(18) {
             self.ic.d.next = bit_cast::<10, 32>(self.l_idx_m.val());
             self.incs.d.next = bit_cast::<34, 48>(self.l_incs48.val());
