@@ -105,7 +105,8 @@ pub struct NsccWindow {
     k_all34: Constant<Bits<34>>,
 
     // Sequencer and the event being processed.
-    ph: DFF<Bits<5>>,
+    /// One-hot phase: bit k set in phase k; all zero when idle (also the power-on state).
+    ph: DFF<Bits<24>>,
     e_kind: DFF<Bits<2>>,
     e_bytes: DFF<Bits<24>>,
     e_rtt: DFF<Bits<24>>,
@@ -190,7 +191,8 @@ pub struct NsccWindow {
     m_gt: PipeMul<33, 12, 45>,
     m_md: PipeMul<32, 17, 49>,
     m_ful: PipeMul<34, 12, 46>,
-    lead: LeadingOne32,
+    lead_a: LeadingOne32,
+    lead_c: LeadingOne32,
     rom: ROM<Bits<12>, 10>,
 
     // Locals.
@@ -253,6 +255,9 @@ pub struct NsccWindow {
     l_shr: Signal<Local, Bits<5>>,
     l_pam16: Signal<Local, Bits<5>>,
     l_pcm2: Signal<Local, Bits<5>>,
+    l_cshl: Signal<Local, Bits<5>>,
+    l_cshr: Signal<Local, Bits<5>>,
+    l_cidx_m: Signal<Local, Bits<32>>,
 }
 
 impl NsccWindow {
@@ -390,7 +395,8 @@ impl NsccWindow {
             m_gt: Default::default(),
             m_md: Default::default(),
             m_ful: Default::default(),
-            lead: Default::default(),
+            lead_a: Default::default(),
+            lead_c: Default::default(),
             rom: ROM::new(
                 table
                     .iter()
@@ -457,6 +463,9 @@ impl NsccWindow {
             l_shr: Default::default(),
             l_pam16: Default::default(),
             l_pcm2: Default::default(),
+            l_cshl: Default::default(),
+            l_cshr: Default::default(),
+            l_cidx_m: Default::default(),
         }
     }
 }
@@ -484,9 +493,9 @@ impl Logic for NsccWindow {
         self.m_ful.clock.next = self.clock.val();
 
         // ---- handshake and outputs ---------------------------------------------------------
-        self.l_last.next = ((self.ph.q.val() == bits::<5>(16)) & !self.f_fdo.q.val())
-            | (self.ph.q.val() == bits::<5>(23));
-        self.l_ready.next = (self.ph.q.val() == bits::<5>(0)) | self.l_last.val();
+        self.l_last.next =
+            (self.ph.q.val().get_bit(16) & !self.f_fdo.q.val()) | self.ph.q.val().get_bit(23);
+        self.l_ready.next = (self.ph.q.val() == bits::<24>(0)) | self.l_last.val();
         self.ev_ready.next = self.l_ready.val();
         self.l_take.next = self.l_ready.val() & self.ev_valid.val();
         self.cwnd.next = self.o_cw.q.val();
@@ -505,7 +514,7 @@ impl Logic for NsccWindow {
 
         // ---- sequencer: 1..7, then 8..13 for an MD, 14, then 15..20 for a fulfill ----------
         if self.l_take.val() {
-            self.ph.d.next = bits::<5>(1);
+            self.ph.d.next = bits::<24>(2);
             self.e_kind.d.next = self.ev_kind.val();
             self.e_bytes.d.next = self.ev_bytes.val();
             self.e_rtt.d.next = self.ev_rtt_ns.val();
@@ -513,11 +522,11 @@ impl Logic for NsccWindow {
             self.e_pen.d.next = self.ev_penalty.val();
             self.e_now.d.next = self.now_ns.val();
         } else if self.l_last.val() {
-            self.ph.d.next = bits::<5>(0);
-        } else if (self.ph.q.val() == bits::<5>(7)) & !self.f_mdo.q.val() {
-            self.ph.d.next = bits::<5>(15);
-        } else if self.ph.q.val() != bits::<5>(0) {
-            self.ph.d.next = self.ph.q.val() + bits::<5>(1);
+            self.ph.d.next = bits::<24>(0);
+        } else if self.ph.q.val().get_bit(7) & !self.f_mdo.q.val() {
+            self.ph.d.next = bits::<24>(1 << 15);
+        } else {
+            self.ph.d.next = self.ph.q.val() << 1;
         }
 
         self.l_ack.next = self.e_kind.q.val() == bits::<2>(0);
@@ -568,7 +577,7 @@ impl Logic for NsccWindow {
             bit_cast::<33, 32>(self.ach.q.val()) + bit_cast::<33, 24>(self.e_bytes.q.val());
         self.l_s33b.next =
             bit_cast::<33, 32>(self.rcv.q.val()) + bit_cast::<33, 24>(self.e_bytes.q.val());
-        if self.ph.q.val() == bits::<5>(1) {
+        if self.ph.q.val().get_bit(1) {
             self.base.d.next = self.l_nb.val();
             self.t_rttv.d.next = self.l_rttv.val();
             self.t_delay.d.next = bits::<24>(0);
@@ -599,7 +608,7 @@ impl Logic for NsccWindow {
         self.l_tmd.next = self.t_delay.q.val();
 
         self.l_base32.next = bit_cast::<32, 24>(self.base.q.val());
-        if self.ph.q.val() == bits::<5>(2) {
+        if self.ph.q.val().get_bit(2) {
             self.t_up.d.next = self.l_d8.val() >= self.l_a33.val();
             self.t_diff.d.next = self.l_a33.val() - self.l_d8.val();
             if self.l_d8.val() >= self.l_a33.val() {
@@ -624,7 +633,7 @@ impl Logic for NsccWindow {
 
         // ---- 4: maxwnd = 1.5 BDP(base) ------------------------------------------------------
         self.l_mw41.next = self.m_mwp.p.val() >> 8;
-        if self.ph.q.val() == bits::<5>(4) {
+        if self.ph.q.val().get_bit(4) {
             self.mw.d.next = bit_cast::<32, 41>(self.l_mw41.val());
             if self.l_mw41.val() > self.k_all32_41.val() {
                 self.mw.d.next = self.k_all32.val();
@@ -643,7 +652,7 @@ impl Logic for NsccWindow {
             & (self.ach.q.val() < (self.mw.q.val() >> 3));
         self.l_end_qa.next =
             self.e_now.q.val() + self.l_base32.val() + bit_cast::<32, 24>(self.k_target.val());
-        if self.ph.q.val() == bits::<5>(5) {
+        if self.ph.q.val().get_bit(5) {
             if self.t_rttv.q.val() {
                 if self.t_up.q.val() {
                     self.avg.d.next = self.avg.q.val() + bit_cast::<32, 43>(self.l_step43.val());
@@ -670,12 +679,10 @@ impl Logic for NsccWindow {
         }
 
         // ---- 6: proportional increment; which optional phases run; leading one of avg ------
-        self.lead.x.next = self.avg.q.val();
-        if self.ph.q.val() == bits::<5>(17) {
-            self.lead.x.next = self.cw.q.val();
-        }
+        self.lead_a.x.next = self.avg.q.val();
+        self.lead_c.x.next = self.cw.q.val();
         self.l_prop_sh.next = self.m_prop.p.val() >> self.k_prop_sh.val();
-        if self.ph.q.val() == bits::<5>(6) {
+        if self.ph.q.val().get_bit(6) {
             self.t_prop.d.next = bit_cast::<48, 51>(self.l_prop_sh.val());
             if self.l_prop_sh.val() > bit_cast::<51, 48>(self.k_all48.val()) {
                 self.t_prop.d.next = self.k_all48.val();
@@ -691,17 +698,13 @@ impl Logic for NsccWindow {
                         & self.f_adj.q.val()
                         & (self.rcv.q.val() != bits::<32>(0)));
             }
-            self.pa.d.next = self.lead.pos.val();
+            self.pa.d.next = self.lead_a.pos.val();
             self.t_ficgt.d.next = self.t_fic.q.val() > self.cw.q.val();
         }
 
         // ---- 7 / 16: table index of x with its leading one at p -----------------------------
         self.l_idx_x.next = self.avg.q.val();
         self.l_idx_p.next = self.pa.q.val();
-        if self.ph.q.val() == bits::<5>(18) {
-            self.l_idx_x.next = self.cw.q.val();
-            self.l_idx_p.next = self.pc.q.val();
-        }
         // Shift amounts in 5-bit locals: rust-hdl sizes literals at 32 bits, and a 32-bit
         // amount would make the shifter far wider than it needs to be.
         self.l_shl.next = bits::<5>(10) - self.l_idx_p.val();
@@ -709,6 +712,13 @@ impl Logic for NsccWindow {
         self.l_idx_m.next = self.l_idx_x.val() << self.l_shl.val();
         if self.l_idx_p.val() >= bits::<5>(10) {
             self.l_idx_m.next = self.l_idx_x.val() >> self.l_shr.val();
+        }
+        // The same for cwnd (its own shifter: no phase mux in front of either).
+        self.l_cshl.next = bits::<5>(10) - self.pc.q.val();
+        self.l_cshr.next = self.pc.q.val() - bits::<5>(10);
+        self.l_cidx_m.next = self.cw.q.val() << self.l_cshl.val();
+        if self.pc.q.val() >= bits::<5>(10) {
+            self.l_cidx_m.next = self.cw.q.val() >> self.l_cshr.val();
         }
 
         // ---- 7: the quadrant's effect; NACK / RTO subtraction -------------------------------
@@ -733,7 +743,7 @@ impl Logic for NsccWindow {
         if self.pa.q.val() >= bits::<5>(16) {
             self.l_gts41.next = self.k_gt.val() >> self.l_pam16.val();
         }
-        if self.ph.q.val() == bits::<5>(7) {
+        if self.ph.q.val().get_bit(7) {
             self.ia.d.next = bit_cast::<10, 32>(self.l_idx_m.val());
             self.gts.d.next = bit_cast::<33, 41>(self.l_gts41.val());
             if !self.f_qa.q.val() {
@@ -773,10 +783,10 @@ impl Logic for NsccWindow {
 
         // ---- 8..13 (MD only): table[avg]; factor; cwnd * factor -----------------------------
         self.rom.address.next = self.ia.q.val();
-        if self.ph.q.val() == bits::<5>(19) {
+        if self.ph.q.val().get_bit(19) {
             self.rom.address.next = self.ic.q.val();
         }
-        if self.ph.q.val() == bits::<5>(8) {
+        if self.ph.q.val().get_bit(8) {
             self.r_avg.d.next = self.rom.data.val();
         }
         self.l_gt_sh.next = self.m_gt.p.val() >> 27;
@@ -790,10 +800,10 @@ impl Logic for NsccWindow {
         }
         self.l_mdf.next =
             bit_cast::<27, 17>(self.k_one_minus_g.val()) + bit_cast::<27, 26>(self.t_gt26.q.val());
-        if self.ph.q.val() == bits::<5>(11) {
+        if self.ph.q.val().get_bit(11) {
             self.t_gt26.d.next = self.l_gt26.val();
         }
-        if self.ph.q.val() == bits::<5>(12) {
+        if self.ph.q.val().get_bit(12) {
             self.mdf.d.next = bit_cast::<17, 27>(self.l_mdf.val());
         }
 
@@ -812,7 +822,7 @@ impl Logic for NsccWindow {
         // (MTU <= maxwnd always).
         self.l_after33.next =
             bit_cast::<33, 32>(self.l_cut.val()) - bit_cast::<33, 32>(self.l_pen32.val());
-        if self.ph.q.val() == bits::<5>(15) {
+        if self.ph.q.val().get_bit(15) {
             self.t_after33.d.next = self.l_after33.val();
         }
         self.l_after.next = bit_cast::<32, 33>(self.t_after33.q.val());
@@ -823,7 +833,7 @@ impl Logic for NsccWindow {
         if self.t_after33.q.val().get_bit(32) | (self.l_after.val() < self.k_mtu.val()) {
             self.l_clamped.next = self.k_mtu.val();
         }
-        if (self.ph.q.val() == bits::<5>(16)) & !self.f_qa.q.val() {
+        if (self.ph.q.val().get_bit(16)) & !self.f_qa.q.val() {
             self.l_cwn.next = self.l_clamped.val();
             if self.f_mdo.q.val() {
                 self.last_dec.d.next = self.e_now.q.val();
@@ -832,20 +842,20 @@ impl Logic for NsccWindow {
         }
 
         // ---- 17..23 (fulfill only): cwnd += inc / cwnd (+ eta) ------------------------------
-        self.l_pcm2.next = self.lead.pos.val() - bits::<5>(2);
-        if self.ph.q.val() == bits::<5>(17) {
-            self.pc.d.next = self.lead.pos.val();
+        self.l_pcm2.next = self.lead_c.pos.val() - bits::<5>(2);
+        if self.ph.q.val().get_bit(17) {
+            self.pc.d.next = self.lead_c.pos.val();
             self.pcm2.d.next = self.l_pcm2.val();
         }
         self.l_incs48.next = self.inc.q.val() >> self.pcm2.q.val();
-        if self.ph.q.val() == bits::<5>(18) {
-            self.ic.d.next = bit_cast::<10, 32>(self.l_idx_m.val());
+        if self.ph.q.val().get_bit(18) {
+            self.ic.d.next = bit_cast::<10, 32>(self.l_cidx_m.val());
             self.incs.d.next = bit_cast::<34, 48>(self.l_incs48.val());
             if self.l_incs48.val() > bit_cast::<48, 34>(self.k_all34.val()) {
                 self.incs.d.next = self.k_all34.val();
             }
         }
-        if self.ph.q.val() == bits::<5>(19) {
+        if self.ph.q.val().get_bit(19) {
             self.r_c.d.next = self.rom.data.val();
         }
         // cwnd (+ eta) is summed while the product runs; 22 adds, 23 clamps.
@@ -853,16 +863,16 @@ impl Logic for NsccWindow {
         if self.f_adj.q.val() {
             self.l_cwe.next = bit_cast::<40, 32>(self.cw.q.val()) + self.k_eta.val();
         }
-        if self.ph.q.val() == bits::<5>(20) {
+        if self.ph.q.val().get_bit(20) {
             self.t_cwe.d.next = self.l_cwe.val();
         }
         self.l_ful_sh.next = self.m_ful.p.val() >> 13;
         self.l_w40.next = self.t_cwe.q.val() + bit_cast::<40, 46>(self.l_ful_sh.val());
-        if self.ph.q.val() == bits::<5>(22) {
+        if self.ph.q.val().get_bit(22) {
             self.t_w40.d.next = self.l_w40.val();
         }
         self.l_mw40.next = bit_cast::<40, 32>(self.mw.q.val());
-        if self.ph.q.val() == bits::<5>(23) {
+        if self.ph.q.val().get_bit(23) {
             self.l_cwn.next = bit_cast::<32, 40>(self.t_w40.q.val());
             if self.t_w40.q.val() > self.l_mw40.val() {
                 self.l_cwn.next = self.mw.q.val();
@@ -889,7 +899,7 @@ impl Logic for NsccWindow {
 
         // ---- synchronous reset ---------------------------------------------------------------
         if self.rst.val() {
-            self.ph.d.next = bits::<5>(0);
+            self.ph.d.next = bits::<24>(0);
             self.cw.d.next = self.k_init_cwnd.val();
             self.mw.d.next = self.k_init_cwnd.val();
             self.base.d.next = self.k_init_base.val();
