@@ -260,3 +260,181 @@ pub fn tx_with_reset(base: TxInputs, init_psn: u32) -> Vec<TxInputs> {
         2
     ]
 }
+
+// ---- nscc_window ----------------------------------------------------------------------------
+
+use mrc_cosim::modules::nscc_window::{event_inputs, NsccModel, NsccPorts, MODULE as NSCC_MODULE};
+use mrc_model::nscc::{NsccEvent, NsccWindow, WindowInputs, WindowOutputs};
+
+/// Wraps the NSCC window model and keeps its typed outputs, cycle by cycle.
+struct NsccRecording<'a> {
+    inner: &'a mut NsccModel,
+    log: Vec<WindowOutputs>,
+}
+
+impl Stepper for NsccRecording<'_> {
+    fn port_map(&self) -> &PortMap {
+        self.inner.port_map()
+    }
+    fn step(&mut self, inputs: &[u32], outputs: &mut [u32]) {
+        self.inner.step(inputs, outputs);
+        self.log.push(self.inner.ports.unpack_outputs(outputs));
+    }
+}
+
+/// DUT + model for `nscc_window` on one config.
+pub struct NsccRig {
+    pub dut: Dut,
+    pub model: NsccModel,
+    pub ports: NsccPorts,
+    cfg: NicConfig,
+}
+
+/// A run of events offered back to back (see [`NsccRig::run_events`]).
+#[derive(Debug, Clone)]
+pub struct EventRun {
+    /// The input sequence (two reset cycles first).
+    pub inputs: Vec<WindowInputs>,
+    /// Outputs every cycle.
+    pub log: Vec<WindowOutputs>,
+    /// Cycle each event was taken on.
+    pub taken_at: Vec<usize>,
+    /// Clocks each event occupied the block: taken at edge t, `ev_ready` again after edge
+    /// t + cycles - 1, so the next event can be taken at edge t + cycles.
+    pub cycles: Vec<usize>,
+    /// Outputs after the first edge that shows each event's result (t + cycles).
+    pub after: Vec<WindowOutputs>,
+}
+
+impl NsccRig {
+    pub fn new(cfg: &NicConfig) -> Self {
+        let lib = lib_for(NSCC_MODULE, cfg);
+        let ports = NsccPorts::new(lib.port_map()).expect("nscc_window ports");
+        NsccRig {
+            dut: Dut::new(&lib),
+            model: NsccModel::new(cfg, ports.clone()),
+            ports,
+            cfg: cfg.clone(),
+        }
+    }
+
+    /// Lockstep over `inputs`; the report and, cycle by cycle, the outputs both sides produced.
+    pub fn run_report(&mut self, inputs: &[WindowInputs]) -> (RunReport, Vec<WindowOutputs>) {
+        let ports = self.ports.clone();
+        let mut rec = NsccRecording {
+            inner: &mut self.model,
+            log: Vec::with_capacity(inputs.len()),
+        };
+        let mut stim = |c: u64, w: &mut [u32]| ports.pack_inputs(&inputs[c as usize], w);
+        let opts = RunOptions {
+            module: NSCC_MODULE.into(),
+            ..RunOptions::default()
+        };
+        let report = run_lockstep(
+            &mut self.dut,
+            &mut rec,
+            inputs.len() as u64,
+            &mut stim,
+            &opts,
+        );
+        (report, rec.log)
+    }
+
+    /// Lockstep over `inputs`; panics with the divergence report on the first mismatch.
+    pub fn run(&mut self, inputs: &[WindowInputs]) -> Vec<WindowOutputs> {
+        let (report, log) = self.run_report(inputs);
+        if let Some(d) = &report.divergence {
+            panic!("RTL diverged from the model:\n{d}");
+        }
+        log
+    }
+
+    /// Two reset cycles, then `evs` offered back to back (each held until `ev_ready`; `base`
+    /// supplies `inflight` / `next_len`), then idle until the last result shows. Run in
+    /// lockstep (panics on a divergence); when each event was taken, how long it took, and
+    /// the outputs that first show its result.
+    pub fn run_events_with(&mut self, base: WindowInputs, evs: &[NsccEvent]) -> EventRun {
+        let (inputs, taken_at) = nscc_event_inputs(&self.cfg, base, evs);
+        let log = self.run(&inputs);
+        EventRun::new(inputs, log, taken_at)
+    }
+
+    /// [`NsccRig::run_events_with`] with `inflight = next_len = 0`.
+    pub fn run_events(&mut self, evs: &[NsccEvent]) -> EventRun {
+        self.run_events_with(WindowInputs::default(), evs)
+    }
+}
+
+/// The input sequence of [`NsccRig::run_events_with`] and the clock each event is taken on
+/// (found by stepping the model).
+pub fn nscc_event_inputs(
+    cfg: &NicConfig,
+    base: WindowInputs,
+    evs: &[NsccEvent],
+) -> (Vec<WindowInputs>, Vec<usize>) {
+    let base = WindowInputs {
+        rst: false,
+        ev_valid: false,
+        ..base
+    };
+    let mut shadow = NsccWindow::new(cfg);
+    let mut inputs: Vec<WindowInputs> = Vec::new();
+    let push = |x: WindowInputs, shadow: &mut NsccWindow, inputs: &mut Vec<WindowInputs>| {
+        let ready = shadow.ready();
+        shadow.step(&x);
+        inputs.push(x);
+        ready && x.ev_valid && !x.rst
+    };
+    let rst = WindowInputs { rst: true, ..base };
+    push(rst, &mut shadow, &mut inputs);
+    push(rst, &mut shadow, &mut inputs);
+    let mut taken_at = Vec::new();
+    let mut now = evs.first().map_or(0, |e| e.now());
+    for e in evs {
+        now = e.now();
+        let x = WindowInputs {
+            inflight: base.inflight,
+            next_len: base.next_len,
+            ..event_inputs(e)
+        };
+        loop {
+            let c = inputs.len();
+            if push(x, &mut shadow, &mut inputs) {
+                taken_at.push(c);
+                break;
+            }
+        }
+    }
+    let idle = WindowInputs {
+        now_ns: now,
+        ..base
+    };
+    while !shadow.ready() {
+        push(idle, &mut shadow, &mut inputs);
+    }
+    push(idle, &mut shadow, &mut inputs);
+    push(idle, &mut shadow, &mut inputs);
+    (inputs, taken_at)
+}
+
+impl EventRun {
+    /// Event lengths and results from a run's outputs (`log[c]` after edge `c`).
+    pub fn new(inputs: Vec<WindowInputs>, log: Vec<WindowOutputs>, taken_at: Vec<usize>) -> Self {
+        let cycles: Vec<usize> = taken_at
+            .iter()
+            .map(|&t| (t..log.len()).find(|&c| log[c].ev_ready).unwrap() - t + 1)
+            .collect();
+        let after = taken_at
+            .iter()
+            .zip(&cycles)
+            .map(|(&t, &l)| log[t + l])
+            .collect();
+        EventRun {
+            inputs,
+            log,
+            taken_at,
+            cycles,
+            after,
+        }
+    }
+}

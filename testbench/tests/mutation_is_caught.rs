@@ -1,5 +1,7 @@
 //! The suite can fail: a deliberately wrong model (NACK_TRIMMED_LASTHOP handled as NACK_TRIMMED,
-//! a plausible misreading of the notes) must be caught, with a divergence report and a VCD.
+//! a plausible misreading of the notes) must be caught, with a divergence report and a VCD; and
+//! a deliberately wrong `nscc_window` Verilog (eta off by one byte) must be caught by the
+//! lockstep run on the harness's default NSCC traffic.
 
 use mrc_config::NicConfig;
 use mrc_cosim::modules::ev_spray_arbiter::{ArbiterTraffic, TrafficMix};
@@ -61,4 +63,72 @@ fn the_untampered_model_passes_the_same_traffic() {
         "{}",
         report.divergence.unwrap()
     );
+}
+
+/// `text` with every `<width>'h<eta>` literal (not followed by another hex digit) replaced by
+/// eta + 1; how many were replaced.
+fn bump_hex_literal(text: &str, value: u32) -> (String, usize) {
+    let lit = format!("'h{value:x}");
+    let bumped = format!("'h{:x}", value + 1);
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut n = 0;
+    while let Some(i) = rest.find(&lit) {
+        let after = &rest[i + lit.len()..];
+        let whole = !after.starts_with(|c: char| c.is_ascii_hexdigit() || c == '_');
+        out.push_str(&rest[..i]);
+        out.push_str(if whole { &bumped } else { &lit });
+        n += usize::from(whole);
+        rest = after;
+    }
+    out.push_str(rest);
+    (out, n)
+}
+
+#[test]
+fn a_mutated_nscc_window_verilog_is_caught() {
+    use mrc_config::nscc::NsccFixed;
+    use mrc_cosim::modules::nscc_window::{NsccMix, NsccModel, NsccPorts, NsccTraffic, MODULE};
+    use mrc_cosim::modules::{build_options, emit_sources};
+    use mrc_cosim::{run_lockstep, Dut, RunOptions, VerilatedLib};
+
+    let cfg = NicConfig::default();
+    let k = NsccFixed::new(&cfg);
+    let (v, w) = emit_sources(MODULE, &cfg).unwrap();
+    let text = std::fs::read_to_string(&v).unwrap();
+    let (mutant, n) = bump_hex_literal(&text, k.eta);
+    assert!(
+        n >= 1,
+        "eta ({:#x}) not found as a literal in {}",
+        k.eta,
+        v.display()
+    );
+    let dir = mrc_cosim::verilator::target_dir().join("cosim-mutant-nscc");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mv = dir.join(format!("{MODULE}.v"));
+    std::fs::write(&mv, &mutant).unwrap();
+    let lib = std::sync::Arc::new(
+        VerilatedLib::build(&[mv], MODULE, &build_options(&w)).expect("mutant builds"),
+    );
+    let ports = NsccPorts::new(lib.port_map()).unwrap();
+    let mut dut = Dut::new(&lib);
+    let mut model = NsccModel::new(&cfg, ports.clone());
+    let mut t = NsccTraffic::new(&cfg, 3, NsccMix::default());
+    let mut stim = |c: u64, words: &mut [u32]| ports.pack_inputs(&t.next_inputs(c), words);
+    let opts = RunOptions {
+        module: MODULE.into(),
+        ..RunOptions::default()
+    };
+    let report = run_lockstep(&mut dut, &mut model, 200_000, &mut stim, &opts);
+    assert_eq!(report.mismatches, 1, "the eta + 1 mutant must diverge");
+    let d = report.divergence.expect("divergence details");
+    let text = d.to_string();
+    assert!(text.contains("cwnd"), "{text}");
+}
+
+#[test]
+fn bump_hex_literal_replaces_whole_literals_only() {
+    let (s, n) = bump_hex_literal("a = 13'h1333; b = 16'h13334; c = 32'h1333;", 0x1333);
+    assert_eq!(s, "a = 13'h1334; b = 16'h13334; c = 32'h1334;");
+    assert_eq!(n, 2);
 }

@@ -4,6 +4,7 @@
 //! [`harness`]; the runner, the VCD writer, the CLI and the benches are shared.
 
 pub mod ev_spray_arbiter;
+pub mod nscc_window;
 pub mod sack_rx_tracker;
 pub mod sack_tx_scoreboard;
 
@@ -161,6 +162,19 @@ pub fn harness(module: &str, cfg: &NicConfig, seed: u64) -> Result<Harness, Cosi
             let mut peer = TxPeer::new(cfg, seed, TxMix::default());
             let stimulus = move |cycle: u64, w: &mut [u32]| {
                 let x = peer.next_inputs(cycle);
+                ports.pack_inputs(&x, w);
+            };
+            Ok(Harness::new(MODULE, lib, (v, w), model, stimulus))
+        }
+        nscc_window::MODULE => {
+            use nscc_window::*;
+            let (v, w) = emit_sources(MODULE, cfg)?;
+            let lib = build_from(MODULE, &v, &w)?;
+            let ports = NsccPorts::new(lib.port_map())?;
+            let model = NsccModel::new(cfg, ports.clone());
+            let mut traffic = NsccTraffic::new(cfg, seed, NsccMix::default());
+            let stimulus = move |cycle: u64, w: &mut [u32]| {
+                let x = traffic.next_inputs(cycle);
                 ports.pack_inputs(&x, w);
             };
             Ok(Harness::new(MODULE, lib, (v, w), model, stimulus))
