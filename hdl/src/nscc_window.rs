@@ -142,6 +142,8 @@ pub struct NsccWindow {
     t_ficgt: DFF<Bit>,
     t_cwe: DFF<Bits<40>>,
     t_w40: DFF<Bits<40>>,
+    t_cwf33: DFF<Bits<33>>,
+    t_nsub33: DFF<Bits<33>>,
     t_incs48: DFF<Bits<48>>,
     pcm2: DFF<Bits<5>>,
     t_after33: DFF<Bits<33>>,
@@ -258,6 +260,7 @@ pub struct NsccWindow {
     l_cshl: Signal<Local, Bits<5>>,
     l_cshr: Signal<Local, Bits<5>>,
     l_cidx_m: Signal<Local, Bits<32>>,
+    l_nsub33: Signal<Local, Bits<33>>,
     l_incs_hi: Signal<Local, Bits<48>>,
 }
 
@@ -351,6 +354,8 @@ impl NsccWindow {
             t_ficgt: Default::default(),
             t_cwe: Default::default(),
             t_w40: Default::default(),
+            t_cwf33: Default::default(),
+            t_nsub33: Default::default(),
             t_incs48: Default::default(),
             pcm2: Default::default(),
             t_after33: Default::default(),
@@ -467,6 +472,7 @@ impl NsccWindow {
             l_cshl: Default::default(),
             l_cshr: Default::default(),
             l_cidx_m: Default::default(),
+            l_nsub33: Default::default(),
             l_incs_hi: Default::default(),
         }
     }
@@ -478,10 +484,10 @@ impl Logic for NsccWindow {
         dff_setup!(
             self, clock, ph, e_kind, e_bytes, e_rtt, e_ecn, e_pen, e_now, cw, mw, base, avg, inc,
             rcv, ach, fic, incr, trig, epv, qa_end, last_dec, last_adj, c_ev, c_md, c_qa, t_delay,
-            t_rttv, t_diff, t_up, t_prop, t_fic, t_ficgt, t_cwe, t_w40, t_incs48, pcm2, t_after33,
-            t_gt26, t_el_qa, t_el_adj, t_el_dec, f_fairz, f_propz, f_mdz, f_fastz, f_qtrig, f_over,
-            f_adj, f_mdt, f_fdob, f_qa, f_mdo, f_fdo, pa, ia, r_avg, gts, mdf, pc, ic, r_c, incs,
-            o_cw, o_mw, o_base, o_avg, o_ev, o_md, o_qa
+            t_rttv, t_diff, t_up, t_prop, t_fic, t_ficgt, t_cwe, t_w40, t_cwf33, t_nsub33,
+            t_incs48, pcm2, t_after33, t_gt26, t_el_qa, t_el_adj, t_el_dec, f_fairz, f_propz,
+            f_mdz, f_fastz, f_qtrig, f_over, f_adj, f_mdt, f_fdob, f_qa, f_mdo, f_fdo, pa, ia,
+            r_avg, gts, mdf, pc, ic, r_c, incs, o_cw, o_mw, o_base, o_avg, o_ev, o_md, o_qa
         );
         self.m_fair.clock.next = self.clock.val();
         self.m_fast.clock.next = self.clock.val();
@@ -740,6 +746,14 @@ impl Logic for NsccWindow {
         if self.l_rto.val() {
             self.l_sub32.next = self.k_mtu.val();
         }
+        self.l_nsub33.next =
+            bit_cast::<33, 32>(self.cw.q.val()) - bit_cast::<33, 32>(self.l_sub32.val());
+        // Both cwnd candidates of phase 7 are summed at 6 (cwnd is final there unless a quick
+        // adapt fired, and then phase 7 does nothing).
+        if self.ph.q.val().get_bit(6) {
+            self.t_cwf33.d.next = self.l_cw33.val();
+            self.t_nsub33.d.next = self.l_nsub33.val();
+        }
         self.l_pam16.next = self.pa.q.val() - bits::<5>(16);
         self.l_gts41.next = self.k_gt.val();
         if self.pa.q.val() >= bits::<5>(16) {
@@ -758,8 +772,8 @@ impl Logic for NsccWindow {
                         self.fic.d.next = self.t_fic.q.val();
                         self.incr.d.next = self.l_go_fast.val();
                         if self.l_go_fast.val() {
-                            self.l_cwn.next = bit_cast::<32, 33>(self.l_cw33.val());
-                            if self.l_cw33.val().get_bit(32) {
+                            self.l_cwn.next = bit_cast::<32, 33>(self.t_cwf33.q.val());
+                            if self.t_cwf33.q.val().get_bit(32) {
                                 self.l_cwn.next = self.k_all32.val();
                             }
                         }
@@ -775,8 +789,8 @@ impl Logic for NsccWindow {
                     }
                 }
                 if self.l_nack.val() | self.l_rto.val() {
-                    self.l_cwn.next = self.cw.q.val() - self.l_sub32.val();
-                    if self.cw.q.val() < self.l_sub32.val() {
+                    self.l_cwn.next = bit_cast::<32, 33>(self.t_nsub33.q.val());
+                    if self.t_nsub33.q.val().get_bit(32) {
                         self.l_cwn.next = bits::<32>(0);
                     }
                 }
