@@ -142,6 +142,7 @@ pub struct NsccWindow {
     t_ficgt: DFF<Bit>,
     t_cwe: DFF<Bits<40>>,
     t_w40: DFF<Bits<40>>,
+    busy: DFF<Bit>,
     t_cwf33: DFF<Bits<33>>,
     t_nsub33: DFF<Bits<33>>,
     t_incs48: DFF<Bits<48>>,
@@ -260,6 +261,7 @@ pub struct NsccWindow {
     l_cshl: Signal<Local, Bits<5>>,
     l_cshr: Signal<Local, Bits<5>>,
     l_cidx_m: Signal<Local, Bits<32>>,
+    l_idle: Signal<Local, Bit>,
     l_nsub33: Signal<Local, Bits<33>>,
     l_incs_hi: Signal<Local, Bits<48>>,
 }
@@ -354,6 +356,7 @@ impl NsccWindow {
             t_ficgt: Default::default(),
             t_cwe: Default::default(),
             t_w40: Default::default(),
+            busy: Default::default(),
             t_cwf33: Default::default(),
             t_nsub33: Default::default(),
             t_incs48: Default::default(),
@@ -472,6 +475,7 @@ impl NsccWindow {
             l_cshl: Default::default(),
             l_cshr: Default::default(),
             l_cidx_m: Default::default(),
+            l_idle: Default::default(),
             l_nsub33: Default::default(),
             l_incs_hi: Default::default(),
         }
@@ -484,7 +488,7 @@ impl Logic for NsccWindow {
         dff_setup!(
             self, clock, ph, e_kind, e_bytes, e_rtt, e_ecn, e_pen, e_now, cw, mw, base, avg, inc,
             rcv, ach, fic, incr, trig, epv, qa_end, last_dec, last_adj, c_ev, c_md, c_qa, t_delay,
-            t_rttv, t_diff, t_up, t_prop, t_fic, t_ficgt, t_cwe, t_w40, t_cwf33, t_nsub33,
+            t_rttv, t_diff, t_up, t_prop, t_fic, t_ficgt, t_cwe, t_w40, busy, t_cwf33, t_nsub33,
             t_incs48, pcm2, t_after33, t_gt26, t_el_qa, t_el_adj, t_el_dec, f_fairz, f_propz,
             f_mdz, f_fastz, f_qtrig, f_over, f_adj, f_mdt, f_fdob, f_qa, f_mdo, f_fdo, pa, ia,
             r_avg, gts, mdf, pc, ic, r_c, incs, o_cw, o_mw, o_base, o_avg, o_ev, o_md, o_qa
@@ -503,9 +507,18 @@ impl Logic for NsccWindow {
         // ---- handshake and outputs ---------------------------------------------------------
         self.l_last.next =
             (self.ph.q.val().get_bit(16) & !self.f_fdo.q.val()) | self.ph.q.val().get_bit(23);
-        self.l_ready.next = (self.ph.q.val() == bits::<24>(0)) | self.l_last.val();
+        // ev_ready comes from a flop (busy) predicted a clock ahead, so the handshake does not
+        // start from a 24-bit zero test of the phase: ready next clock = not taking now, and
+        // then idle or an event's last phase (16 without a fulfill, 23) next clock.
+        self.l_ready.next = !self.busy.q.val();
+        self.l_idle.next = self.ph.q.val() == bits::<24>(0);
         self.ev_ready.next = self.l_ready.val();
         self.l_take.next = self.l_ready.val() & self.ev_valid.val();
+        self.busy.d.next = self.l_take.val()
+            | !(self.l_last.val()
+                | self.l_idle.val()
+                | (self.ph.q.val().get_bit(15) & !self.f_fdo.q.val())
+                | self.ph.q.val().get_bit(22));
         self.cwnd.next = self.o_cw.q.val();
         self.maxwnd.next = self.o_mw.q.val();
         self.base_rtt_ns.next = self.o_base.q.val();
@@ -939,6 +952,7 @@ impl Logic for NsccWindow {
             self.c_md.d.next = bits::<32>(0);
             self.c_qa.d.next = bits::<32>(0);
             self.f_fdo.d.next = false;
+            self.busy.d.next = false;
             self.o_cw.d.next = self.k_init_cwnd.val();
             self.o_mw.d.next = self.k_init_cwnd.val();
             self.o_base.d.next = self.k_init_base.val();
