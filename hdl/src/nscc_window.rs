@@ -16,8 +16,9 @@
 //!                          products: base*maxwnd_per_ns (-> 4), bytes*(target-delay) (-> 4)
 //!  3  (EWMA product |..|*w running, -> 5)      (p1>>7)*alpha_m starts at 4 (-> 6)
 //!  4  maxwnd = max(min(.. >> 8, 2^32-1), MTU)
-//!  5  avg +-= ..>>16; quick adapt (cwnd = max(achieved, MTU)), epoch restart
-//!  6  prop = sat48(.. >> (9 - alpha_e)); md_do, fulfill_do; leading one of avg; count > cwnd
+//!  5  avg +-= ..>>16; quick adapt decided, epoch restart
+//!  6  quick adapt applied (cwnd = max(achieved, MTU)); prop = sat48(.. >> (9 - alpha_e));
+//!     md_do, fulfill_do; leading one of avg; count > cwnd; cwnd +- candidates of 7
 //!  7  quadrant: fair/proportional into inc, fast increase into cwnd; NACK/RTO subtract;
 //!     avg's table index; gts = (gamma target 2^8) >> (p - 16)          -> 8 if md_do else 15
 //!  8..14 (MD)  table[avg]; gts*r (-> 11); clamp; factor (12); cwnd*factor (-> 15)
@@ -142,6 +143,7 @@ pub struct NsccWindow {
     t_ficgt: DFF<Bit>,
     t_cwe: DFF<Bits<40>>,
     t_w40: DFF<Bits<40>>,
+    t_achmax: DFF<Bits<32>>,
     busy: DFF<Bit>,
     t_cwf33: DFF<Bits<33>>,
     t_nsub33: DFF<Bits<33>>,
@@ -356,6 +358,7 @@ impl NsccWindow {
             t_ficgt: Default::default(),
             t_cwe: Default::default(),
             t_w40: Default::default(),
+            t_achmax: Default::default(),
             busy: Default::default(),
             t_cwf33: Default::default(),
             t_nsub33: Default::default(),
@@ -488,10 +491,10 @@ impl Logic for NsccWindow {
         dff_setup!(
             self, clock, ph, e_kind, e_bytes, e_rtt, e_ecn, e_pen, e_now, cw, mw, base, avg, inc,
             rcv, ach, fic, incr, trig, epv, qa_end, last_dec, last_adj, c_ev, c_md, c_qa, t_delay,
-            t_rttv, t_diff, t_up, t_prop, t_fic, t_ficgt, t_cwe, t_w40, busy, t_cwf33, t_nsub33,
-            t_incs48, pcm2, t_after33, t_gt26, t_el_qa, t_el_adj, t_el_dec, f_fairz, f_propz,
-            f_mdz, f_fastz, f_qtrig, f_over, f_adj, f_mdt, f_fdob, f_qa, f_mdo, f_fdo, pa, ia,
-            r_avg, gts, mdf, pc, ic, r_c, incs, o_cw, o_mw, o_base, o_avg, o_ev, o_md, o_qa
+            t_rttv, t_diff, t_up, t_prop, t_fic, t_ficgt, t_cwe, t_w40, t_achmax, busy, t_cwf33,
+            t_nsub33, t_incs48, pcm2, t_after33, t_gt26, t_el_qa, t_el_adj, t_el_dec, f_fairz,
+            f_propz, f_mdz, f_fastz, f_qtrig, f_over, f_adj, f_mdt, f_fdob, f_qa, f_mdo, f_fdo, pa,
+            ia, r_avg, gts, mdf, pc, ic, r_c, incs, o_cw, o_mw, o_base, o_avg, o_ev, o_md, o_qa
         );
         self.m_fair.clock.next = self.clock.val();
         self.m_fast.clock.next = self.clock.val();
@@ -687,16 +690,18 @@ impl Logic for NsccWindow {
                 self.qa_end.d.next = self.l_end_qa.val();
                 self.epv.d.next = true;
             }
-            if self.l_qa.val() {
-                self.l_cwn.next = self.ach.q.val();
-                if self.ach.q.val() < self.k_mtu.val() {
-                    self.l_cwn.next = self.k_mtu.val();
-                }
-                self.trig.d.next = false;
-                self.inc.d.next = bits::<48>(0);
-                self.rcv.d.next = bits::<32>(0);
-                self.c_qa.d.next = self.c_qa.q.val() + bits::<32>(1);
+            // Decided here, applied at 6 (the decision is one compare and an AND).
+            self.t_achmax.d.next = self.ach.q.val();
+            if self.ach.q.val() < self.k_mtu.val() {
+                self.t_achmax.d.next = self.k_mtu.val();
             }
+        }
+        if self.ph.q.val().get_bit(6) & self.f_qa.q.val() {
+            self.l_cwn.next = self.t_achmax.q.val();
+            self.trig.d.next = false;
+            self.inc.d.next = bits::<48>(0);
+            self.rcv.d.next = bits::<32>(0);
+            self.c_qa.d.next = self.c_qa.q.val() + bits::<32>(1);
         }
 
         // ---- 6: proportional increment; which optional phases run; leading one of avg ------
