@@ -97,6 +97,7 @@ pub struct NsccWindow {
     k_gt: Constant<Bits<41>>,
     k_init_cwnd: Constant<Bits<32>>,
     k_init_base: Constant<Bits<24>>,
+    k_init_tb: Constant<Bits<24>>,
     /// Saturation values and the serial-comparison half range (literals above i32 cannot be
     /// written inside hdl_gen).
     k_all32: Constant<Bits<32>>,
@@ -114,10 +115,11 @@ pub struct NsccWindow {
     e_pen: DFF<Bits<7>>,
     e_now: DFF<Bits<32>>,
 
-    // Algorithm state.
-    cw: DFF<Bits<32>>,
-    mw: DFF<Bits<32>>,
-    base: DFF<Bits<24>>,
+    // Algorithm state (registers with a non-zero reset value power up at it too, so the
+    // model's power-on state is the RTL's).
+    cw: DFFWithInit<Bits<32>>,
+    mw: DFFWithInit<Bits<32>>,
+    base: DFFWithInit<Bits<24>>,
     avg: DFF<Bits<32>>,
     inc: DFF<Bits<48>>,
     rcv: DFF<Bits<32>>,
@@ -143,6 +145,9 @@ pub struct NsccWindow {
     t_ficgt: DFF<Bit>,
     t_cwe: DFF<Bits<40>>,
     t_w40: DFF<Bits<40>>,
+    t_gap: DFF<Bits<24>>,
+    /// base + target (mod 2^24), kept in step with base.
+    tb: DFFWithInit<Bits<24>>,
     t_achmax: DFF<Bits<32>>,
     busy: DFF<Bit>,
     t_cwf33: DFF<Bits<33>>,
@@ -177,9 +182,9 @@ pub struct NsccWindow {
     incs: DFF<Bits<34>>,
 
     // Shown outputs.
-    o_cw: DFF<Bits<32>>,
-    o_mw: DFF<Bits<32>>,
-    o_base: DFF<Bits<24>>,
+    o_cw: DFFWithInit<Bits<32>>,
+    o_mw: DFFWithInit<Bits<32>>,
+    o_base: DFFWithInit<Bits<24>>,
     o_avg: DFF<Bits<32>>,
     o_ev: DFF<Bits<32>>,
     o_md: DFF<Bits<32>>,
@@ -321,6 +326,7 @@ impl NsccWindow {
             k_gt: c(k.gamma_target_q24),
             k_init_cwnd: c(k.init_cwnd.into()),
             k_init_base: c(k.base_rtt_ns.into()),
+            k_init_tb: c(u64::from(k.base_rtt_ns + k.target_ns) & 0xFF_FFFF),
             k_all32: c(u32::MAX.into()),
             k_all48: c((1 << 48) - 1),
             k_half32: c(1 << 31),
@@ -332,9 +338,9 @@ impl NsccWindow {
             e_ecn: Default::default(),
             e_pen: Default::default(),
             e_now: Default::default(),
-            cw: Default::default(),
-            mw: Default::default(),
-            base: Default::default(),
+            cw: DFFWithInit::new(u64::from(k.init_cwnd).to_bits()),
+            mw: DFFWithInit::new(u64::from(k.init_cwnd).to_bits()),
+            base: DFFWithInit::new(u64::from(k.base_rtt_ns).to_bits()),
             avg: Default::default(),
             inc: Default::default(),
             rcv: Default::default(),
@@ -358,6 +364,8 @@ impl NsccWindow {
             t_ficgt: Default::default(),
             t_cwe: Default::default(),
             t_w40: Default::default(),
+            t_gap: Default::default(),
+            tb: DFFWithInit::new((u64::from(k.base_rtt_ns + k.target_ns) & 0xFF_FFFF).to_bits()),
             t_achmax: Default::default(),
             busy: Default::default(),
             t_cwf33: Default::default(),
@@ -390,9 +398,9 @@ impl NsccWindow {
             ic: Default::default(),
             r_c: Default::default(),
             incs: Default::default(),
-            o_cw: Default::default(),
-            o_mw: Default::default(),
-            o_base: Default::default(),
+            o_cw: DFFWithInit::new(u64::from(k.init_cwnd).to_bits()),
+            o_mw: DFFWithInit::new(u64::from(k.init_cwnd).to_bits()),
+            o_base: DFFWithInit::new(u64::from(k.base_rtt_ns).to_bits()),
             o_avg: Default::default(),
             o_ev: Default::default(),
             o_md: Default::default(),
@@ -491,10 +499,11 @@ impl Logic for NsccWindow {
         dff_setup!(
             self, clock, ph, e_kind, e_bytes, e_rtt, e_ecn, e_pen, e_now, cw, mw, base, avg, inc,
             rcv, ach, fic, incr, trig, epv, qa_end, last_dec, last_adj, c_ev, c_md, c_qa, t_delay,
-            t_rttv, t_diff, t_up, t_prop, t_fic, t_ficgt, t_cwe, t_w40, t_achmax, busy, t_cwf33,
-            t_nsub33, t_incs48, pcm2, t_after33, t_gt26, t_el_qa, t_el_adj, t_el_dec, f_fairz,
-            f_propz, f_mdz, f_fastz, f_qtrig, f_over, f_adj, f_mdt, f_fdob, f_qa, f_mdo, f_fdo, pa,
-            ia, r_avg, gts, mdf, pc, ic, r_c, incs, o_cw, o_mw, o_base, o_avg, o_ev, o_md, o_qa
+            t_rttv, t_diff, t_up, t_prop, t_fic, t_ficgt, t_cwe, t_w40, t_gap, tb, t_achmax, busy,
+            t_cwf33, t_nsub33, t_incs48, pcm2, t_after33, t_gt26, t_el_qa, t_el_adj, t_el_dec,
+            f_fairz, f_propz, f_mdz, f_fastz, f_qtrig, f_over, f_adj, f_mdt, f_fdob, f_qa, f_mdo,
+            f_fdo, pa, ia, r_avg, gts, mdf, pc, ic, r_c, incs, o_cw, o_mw, o_base, o_avg, o_ev,
+            o_md, o_qa
         );
         self.m_fair.clock.next = self.clock.val();
         self.m_fast.clock.next = self.clock.val();
@@ -569,9 +578,8 @@ impl Logic for NsccWindow {
         self.m_mwp.b.next = self.k_mwq8.val();
         self.m_avg.a.next = self.t_diff.q.val();
         self.m_avg.b.next = self.k_ewma.val();
-        self.l_gap.next = self.k_target.val() - self.t_delay.q.val();
         self.m_p1.a.next = self.e_bytes.q.val();
-        self.m_p1.b.next = bit_cast::<17, 24>(self.l_gap.val());
+        self.m_p1.b.next = bit_cast::<17, 24>(self.t_gap.q.val());
         self.l_p1s.next = self.m_p1.p.val() >> 7;
         self.m_prop.a.next = bit_cast::<34, 41>(self.l_p1s.val());
         self.m_prop.b.next = self.k_alpha_m.val();
@@ -597,6 +605,9 @@ impl Logic for NsccWindow {
             self.l_nb.next = self.e_rtt.q.val();
         }
         self.l_rmb.next = self.e_rtt.q.val() - self.base.q.val();
+        // target - delay straight from the sample: (target + base) - rtt, with target + base
+        // kept in a register, so the multiplier's operand is a flop.
+        self.l_gap.next = self.tb.q.val() - self.e_rtt.q.val();
         self.l_s33a.next =
             bit_cast::<33, 32>(self.ach.q.val()) + bit_cast::<33, 24>(self.e_bytes.q.val());
         self.l_s33b.next =
@@ -605,8 +616,10 @@ impl Logic for NsccWindow {
             self.base.d.next = self.l_nb.val();
             self.t_rttv.d.next = self.l_rttv.val();
             self.t_delay.d.next = bits::<24>(0);
+            self.t_gap.d.next = self.k_target.val();
             if self.l_rttv.val() & !self.l_lower.val() {
                 self.t_delay.d.next = self.l_rmb.val();
+                self.t_gap.d.next = self.l_gap.val();
             }
             if self.l_ack.val() {
                 self.ach.d.next = bit_cast::<32, 33>(self.l_s33a.val());
@@ -633,6 +646,7 @@ impl Logic for NsccWindow {
 
         self.l_base32.next = bit_cast::<32, 24>(self.base.q.val());
         if self.ph.q.val().get_bit(2) {
+            self.tb.d.next = self.base.q.val() + self.k_target.val();
             self.t_up.d.next = self.l_d8.val() >= self.l_a33.val();
             self.t_diff.d.next = self.l_a33.val() - self.l_d8.val();
             if self.l_d8.val() >= self.l_a33.val() {
@@ -942,6 +956,7 @@ impl Logic for NsccWindow {
             self.cw.d.next = self.k_init_cwnd.val();
             self.mw.d.next = self.k_init_cwnd.val();
             self.base.d.next = self.k_init_base.val();
+            self.tb.d.next = self.k_init_tb.val();
             self.avg.d.next = bits::<32>(0);
             self.inc.d.next = bits::<48>(0);
             self.rcv.d.next = bits::<32>(0);

@@ -83,6 +83,30 @@ fn low_cwnd() -> u32 {
     k().mtu + k().eta
 }
 
+/// The power-on state is the reset state: events straight after power-on, no `rst` ever,
+/// agree with the model (whose power-on state is `Fixed::new`) every cycle.
+#[test]
+fn power_on_state_is_the_reset_state_without_a_reset() {
+    let cfg = NicConfig::default();
+    let mut rig = NsccRig::new(&cfg);
+    let mut inputs = Vec::new();
+    for c in 0..200u32 {
+        inputs.push(WindowInputs {
+            ev_valid: true,
+            ev_kind: if c % 3 == 0 { 0 } else { 3 },
+            ev_bytes: 4096,
+            ev_rtt_ns: 12_000 + 500 * (c % 7),
+            now_ns: 1_000 * c,
+            inflight: 1_000_000,
+            next_len: 4096,
+            ..WindowInputs::default()
+        });
+    }
+    let log = rig.run(&inputs);
+    assert_eq!(log[0].cwnd, 1_800_000);
+    assert!(log[0].can_send && log.iter().any(|y| y.cnt_events > 5));
+}
+
 #[test]
 fn reset_gives_one_and_a_half_bdp() {
     let k = k();
