@@ -23,19 +23,19 @@
 //!     avg's table index; gts = (gamma target 2^8) >> (p - 16)          -> 8 if md_do else 15
 //!  8..14 (MD)  table[avg]; gts*r (-> 11); clamp; factor (12); cwnd*factor (-> 15)
 //!  15 cut - penalty (saturating)   16 cwnd = clamp to [MTU, maxwnd]  -> done unless fulfill_do
-//!  17..23 (fulfill)  leading one of cwnd; index, inc >> (p-2); sat34 + table[cwnd];
-//!     incs*r (-> 22) while cwnd + eta is summed; + inc/cwnd (22); min(.., maxwnd) (23) -> done
+//!  17..24 (fulfill)  leading one of cwnd; shift amounts and index; inc >> (p-2) and
+//!     table[cwnd]; sat34, cwnd + eta; incs*r (-> 23); + inc/cwnd (23); min(.., maxwnd) (24)
 //! ```
 //!
-//! `ev_ready` is high when idle and in an event's last phase (16 without a fulfill, 23), so a
+//! `ev_ready` is high when idle and in an event's last phase (16 without a fulfill, 24), so a
 //! waiting event is taken back to back. The outputs (`cwnd`, `maxwnd`, `base_rtt_ns`,
 //! `avg_delay_q8`, counters) are registers loaded at the end of an event: they show whole
 //! events only, from the clock after its last phase. `can_send` is combinational from this
 //! clock's `inflight` / `next_len` and the shown cwnd.
 //!
 //! Line rate: at one ACK per 4096-byte packet and 800 Gb/s (24.4 M ACK/s), the average cost is
-//! 9 + 7/9 clocks (a fulfill per 8 MTU received) plus 7 at most once per base RTT: 9.8 clocks,
-//! 25.6 M events/s at 250 MHz. Config validation refuses a line rate / MTU / clock whose ACK
+//! 9 + 8/9 clocks (a fulfill per 8 MTU received) plus 7 at most once per base RTT: 9.9 clocks,
+//! 25.3 M events/s at 250 MHz. Config validation refuses a line rate / MTU / clock whose ACK
 //! rate at 10 clocks per ACK exceeds the clock. The upstream holds an event while `ev_ready`
 //! is low (bursts queue in front, e.g. in `mrc_core`).
 
@@ -106,8 +106,8 @@ pub struct NsccWindow {
     k_all34: Constant<Bits<34>>,
 
     // Sequencer and the event being processed.
-    /// One-hot phase: bit k set in phase k; all zero when idle (also the power-on state).
-    ph: DFF<Bits<24>>,
+    /// One-hot phase: bit k set in phase k (1..=24); all zero when idle (the power-on state).
+    ph: DFF<Bits<25>>,
     e_kind: DFF<Bits<2>>,
     e_bytes: DFF<Bits<24>>,
     e_rtt: DFF<Bits<24>>,
@@ -264,7 +264,6 @@ pub struct NsccWindow {
     l_shl: Signal<Local, Bits<5>>,
     l_shr: Signal<Local, Bits<5>>,
     l_pam16: Signal<Local, Bits<5>>,
-    l_pcm2: Signal<Local, Bits<5>>,
     l_cshl: Signal<Local, Bits<5>>,
     l_cshr: Signal<Local, Bits<5>>,
     l_cidx_m: Signal<Local, Bits<32>>,
@@ -482,7 +481,6 @@ impl NsccWindow {
             l_shl: Default::default(),
             l_shr: Default::default(),
             l_pam16: Default::default(),
-            l_pcm2: Default::default(),
             l_cshl: Default::default(),
             l_cshr: Default::default(),
             l_cidx_m: Default::default(),
@@ -518,19 +516,19 @@ impl Logic for NsccWindow {
 
         // ---- handshake and outputs ---------------------------------------------------------
         self.l_last.next =
-            (self.ph.q.val().get_bit(16) & !self.f_fdo.q.val()) | self.ph.q.val().get_bit(23);
+            (self.ph.q.val().get_bit(16) & !self.f_fdo.q.val()) | self.ph.q.val().get_bit(24);
         // ev_ready comes from a flop (busy) predicted a clock ahead, so the handshake does not
         // start from a 24-bit zero test of the phase: ready next clock = not taking now, and
         // then idle or an event's last phase (16 without a fulfill, 23) next clock.
         self.l_ready.next = !self.busy.q.val();
-        self.l_idle.next = self.ph.q.val() == bits::<24>(0);
+        self.l_idle.next = self.ph.q.val() == bits::<25>(0);
         self.ev_ready.next = self.l_ready.val();
         self.l_take.next = self.l_ready.val() & self.ev_valid.val();
         self.busy.d.next = self.l_take.val()
             | !(self.l_last.val()
                 | self.l_idle.val()
                 | (self.ph.q.val().get_bit(15) & !self.f_fdo.q.val())
-                | self.ph.q.val().get_bit(22));
+                | self.ph.q.val().get_bit(23));
         self.cwnd.next = self.o_cw.q.val();
         self.maxwnd.next = self.o_mw.q.val();
         self.base_rtt_ns.next = self.o_base.q.val();
@@ -547,7 +545,7 @@ impl Logic for NsccWindow {
 
         // ---- sequencer: 1..7, then 8..13 for an MD, 14, then 15..20 for a fulfill ----------
         if self.l_take.val() {
-            self.ph.d.next = bits::<24>(2);
+            self.ph.d.next = bits::<25>(2);
             self.e_kind.d.next = self.ev_kind.val();
             self.e_bytes.d.next = self.ev_bytes.val();
             self.e_rtt.d.next = self.ev_rtt_ns.val();
@@ -555,9 +553,9 @@ impl Logic for NsccWindow {
             self.e_pen.d.next = self.ev_penalty.val();
             self.e_now.d.next = self.now_ns.val();
         } else if self.l_last.val() {
-            self.ph.d.next = bits::<24>(0);
+            self.ph.d.next = bits::<25>(0);
         } else if self.ph.q.val().get_bit(7) & !self.f_mdo.q.val() {
-            self.ph.d.next = bits::<24>(1 << 15);
+            self.ph.d.next = bits::<25>(1 << 15);
         } else {
             self.ph.d.next = self.ph.q.val() << 1;
         }
@@ -889,43 +887,41 @@ impl Logic for NsccWindow {
             }
         }
 
-        // ---- 17..23 (fulfill only): cwnd += inc / cwnd (+ eta) ------------------------------
-        self.l_pcm2.next = self.lead_c.pos.val() - bits::<5>(2);
+        // ---- 17..24 (fulfill only): cwnd += inc / cwnd (+ eta) ------------------------------
+        // 17 leading one; 18 its shift amounts and the table index; 19 inc's shift and the
+        // table; 20 saturate (an OR of the bits above 34) and cwnd (+ eta); product -> 23;
+        // 23 add; 24 clamp.
         if self.ph.q.val().get_bit(17) {
             self.pc.d.next = self.lead_c.pos.val();
-            self.pcm2.d.next = self.l_pcm2.val();
+        }
+        if self.ph.q.val().get_bit(18) {
+            self.pcm2.d.next = self.pc.q.val() - bits::<5>(2);
+            self.ic.d.next = bit_cast::<10, 32>(self.l_cidx_m.val());
         }
         self.l_incs48.next = self.inc.q.val() >> self.pcm2.q.val();
-        // 18 shifts, 19 saturates (an OR of the bits above 34, not a compare).
-        if self.ph.q.val().get_bit(18) {
-            self.ic.d.next = bit_cast::<10, 32>(self.l_cidx_m.val());
+        if self.ph.q.val().get_bit(19) {
             self.t_incs48.d.next = self.l_incs48.val();
-        }
-        self.l_incs_hi.next = self.t_incs48.q.val() >> 34;
-        if self.ph.q.val().get_bit(19) {
-            self.incs.d.next = bit_cast::<34, 48>(self.t_incs48.q.val());
-            if self.l_incs_hi.val() != bits::<48>(0) {
-                self.incs.d.next = self.k_all34.val();
-            }
-        }
-        if self.ph.q.val().get_bit(19) {
             self.r_c.d.next = self.rom.data.val();
         }
-        // cwnd (+ eta) is summed while the product runs; 22 adds, 23 clamps.
+        self.l_incs_hi.next = self.t_incs48.q.val() >> 34;
         self.l_cwe.next = bit_cast::<40, 32>(self.cw.q.val());
         if self.f_adj.q.val() {
             self.l_cwe.next = bit_cast::<40, 32>(self.cw.q.val()) + self.k_eta.val();
         }
         if self.ph.q.val().get_bit(20) {
+            self.incs.d.next = bit_cast::<34, 48>(self.t_incs48.q.val());
+            if self.l_incs_hi.val() != bits::<48>(0) {
+                self.incs.d.next = self.k_all34.val();
+            }
             self.t_cwe.d.next = self.l_cwe.val();
         }
         self.l_ful_sh.next = self.m_ful.p.val() >> 13;
         self.l_w40.next = self.t_cwe.q.val() + bit_cast::<40, 46>(self.l_ful_sh.val());
-        if self.ph.q.val().get_bit(22) {
+        if self.ph.q.val().get_bit(23) {
             self.t_w40.d.next = self.l_w40.val();
         }
         self.l_mw40.next = bit_cast::<40, 32>(self.mw.q.val());
-        if self.ph.q.val().get_bit(23) {
+        if self.ph.q.val().get_bit(24) {
             self.l_cwn.next = bit_cast::<32, 40>(self.t_w40.q.val());
             if self.t_w40.q.val() > self.l_mw40.val() {
                 self.l_cwn.next = self.mw.q.val();
@@ -952,7 +948,7 @@ impl Logic for NsccWindow {
 
         // ---- synchronous reset ---------------------------------------------------------------
         if self.rst.val() {
-            self.ph.d.next = bits::<24>(0);
+            self.ph.d.next = bits::<25>(0);
             self.cw.d.next = self.k_init_cwnd.val();
             self.mw.d.next = self.k_init_cwnd.val();
             self.base.d.next = self.k_init_base.val();

@@ -644,7 +644,7 @@ pub struct WindowOutputs {
 
 /// `nscc_window` cycle by cycle. An event is taken on a clock with `ev_valid && ev_ready`;
 /// it then occupies the block for L = [`Steps::cycles`] clocks (9, +7 with a multiplicative
-/// decrease, +7 with a fulfill). Outputs are those after each edge (the cycle contract):
+/// decrease, +8 with a fulfill). Outputs are those after each edge (the cycle contract):
 ///
 /// ```text
 ///  step      t              t+1 .. t+L-2   t+L-1              t+L
