@@ -177,7 +177,6 @@ pub struct NsccWindow {
     gts: DFF<Bits<33>>,
     mdf: DFF<Bits<17>>,
     pc: DFF<Bits<5>>,
-    ic: DFF<Bits<10>>,
     r_c: DFF<Bits<12>>,
     incs: DFF<Bits<34>>,
 
@@ -394,7 +393,6 @@ impl NsccWindow {
             gts: Default::default(),
             mdf: Default::default(),
             pc: Default::default(),
-            ic: Default::default(),
             r_c: Default::default(),
             incs: Default::default(),
             o_cw: DFFWithInit::new(u64::from(k.init_cwnd).to_bits()),
@@ -500,8 +498,8 @@ impl Logic for NsccWindow {
             t_rttv, t_diff, t_up, t_prop, t_fic, t_ficgt, t_cwe, t_w40, t_gap, tb, t_achmax, busy,
             t_cwf33, t_nsub33, t_incs48, pcm2, t_after33, t_gt26, t_el_qa, t_el_adj, t_el_dec,
             f_fairz, f_propz, f_mdz, f_fastz, f_qtrig, f_over, f_adj, f_mdt, f_fdob, f_qa, f_mdo,
-            f_fdo, pa, ia, r_avg, gts, mdf, pc, ic, r_c, incs, o_cw, o_mw, o_base, o_avg, o_ev,
-            o_md, o_qa
+            f_fdo, pa, ia, r_avg, gts, mdf, pc, r_c, incs, o_cw, o_mw, o_base, o_avg, o_ev, o_md,
+            o_qa
         );
         self.m_fair.clock.next = self.clock.val();
         self.m_fast.clock.next = self.clock.val();
@@ -828,10 +826,9 @@ impl Logic for NsccWindow {
         }
 
         // ---- 8..13 (MD only): table[avg]; factor; cwnd * factor -----------------------------
+        // ia is the table's address register: avg's index (7) or cwnd's (18), so no phase
+        // mux sits in front of the table.
         self.rom.address.next = self.ia.q.val();
-        if self.ph.q.val().get_bit(19) {
-            self.rom.address.next = self.ic.q.val();
-        }
         if self.ph.q.val().get_bit(8) {
             self.r_avg.d.next = self.rom.data.val();
         }
@@ -896,7 +893,7 @@ impl Logic for NsccWindow {
         }
         if self.ph.q.val().get_bit(18) {
             self.pcm2.d.next = self.pc.q.val() - bits::<5>(2);
-            self.ic.d.next = bit_cast::<10, 32>(self.l_cidx_m.val());
+            self.ia.d.next = bit_cast::<10, 32>(self.l_cidx_m.val());
         }
         self.l_incs48.next = self.inc.q.val() >> self.pcm2.q.val();
         if self.ph.q.val().get_bit(19) {
