@@ -343,6 +343,43 @@ fn plot(panels: &[(&str, &TraceComparison)], w: u32, h: u32) -> Result<String, F
     Ok(svg)
 }
 
+/// Events per second through `Fixed` and `Reference` over the selected traces, each level run
+/// until at least 0.2 s of wall time has passed.
+fn model_speed(cfg: &NicConfig, names: &[&str]) -> (f64, f64) {
+    use mrc_model::nscc::{Fixed, Reference};
+    let traces: Vec<_> = names
+        .iter()
+        .filter_map(|n| nscc_traces::by_name(cfg, n))
+        .collect();
+    let rate = |apply: &mut dyn FnMut(&[mrc_model::nscc::NsccEvent]) -> u64| {
+        let t0 = std::time::Instant::now();
+        let mut events = 0u64;
+        while t0.elapsed().as_secs_f64() < 0.2 {
+            for t in &traces {
+                events += apply(t);
+            }
+        }
+        events as f64 / t0.elapsed().as_secs_f64()
+    };
+    let fixed = rate(&mut |ev| {
+        let mut f = Fixed::new(cfg);
+        for e in ev {
+            f.apply(e);
+        }
+        std::hint::black_box(f.cwnd);
+        ev.len() as u64
+    });
+    let reference = rate(&mut |ev| {
+        let mut r = Reference::new(cfg);
+        for e in ev {
+            r.apply(e);
+        }
+        std::hint::black_box(r.cwnd);
+        ev.len() as u64
+    });
+    (fixed, reference)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -397,41 +434,4 @@ mod tests {
         assert!(svg.contains("<text") && svg.contains("cwnd (MB)"));
         assert!(svg.contains("Fixed (RTL arithmetic)") && svg.contains("<polyline"));
     }
-}
-
-/// Events per second through `Fixed` and `Reference` over the selected traces, each level run
-/// until at least 0.2 s of wall time has passed.
-fn model_speed(cfg: &NicConfig, names: &[&str]) -> (f64, f64) {
-    use mrc_model::nscc::{Fixed, Reference};
-    let traces: Vec<_> = names
-        .iter()
-        .filter_map(|n| nscc_traces::by_name(cfg, n))
-        .collect();
-    let rate = |apply: &mut dyn FnMut(&[mrc_model::nscc::NsccEvent]) -> u64| {
-        let t0 = std::time::Instant::now();
-        let mut events = 0u64;
-        while t0.elapsed().as_secs_f64() < 0.2 {
-            for t in &traces {
-                events += apply(t);
-            }
-        }
-        events as f64 / t0.elapsed().as_secs_f64()
-    };
-    let fixed = rate(&mut |ev| {
-        let mut f = Fixed::new(cfg);
-        for e in ev {
-            f.apply(e);
-        }
-        std::hint::black_box(f.cwnd);
-        ev.len() as u64
-    });
-    let reference = rate(&mut |ev| {
-        let mut r = Reference::new(cfg);
-        for e in ev {
-            r.apply(e);
-        }
-        std::hint::black_box(r.cwnd);
-        ev.len() as u64
-    });
-    (fixed, reference)
 }
