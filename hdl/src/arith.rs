@@ -1,50 +1,8 @@
-//! Arithmetic leaf blocks rust-hdl lacks: full-width unsigned multipliers (rust-hdl only
-//! multiplies 16 x 16), combinational and two-stage pipelined, and a 32-bit leading-one
-//! finder laid out as a shallow tree.
+//! Arithmetic leaf blocks rust-hdl lacks: a two-stage pipelined full-width unsigned
+//! multiplier (rust-hdl only multiplies 16 x 16) and a 32-bit leading-one finder laid out as a
+//! shallow tree.
 
 use rust_hdl::prelude::*;
-
-/// `p = a * b`, unsigned, full width (`P >= A + B`). Emitted as one Verilog `*` so synthesis
-/// maps it onto DSP blocks.
-#[derive(LogicBlock)]
-pub struct WideMul<const A: usize, const B: usize, const P: usize> {
-    pub a: Signal<In, Bits<A>>,
-    pub b: Signal<In, Bits<B>>,
-    pub p: Signal<Out, Bits<P>>,
-}
-
-impl<const A: usize, const B: usize, const P: usize> Default for WideMul<A, B, P> {
-    fn default() -> Self {
-        assert!(P >= A + B, "WideMul<{A}, {B}, {P}> would truncate");
-        WideMul {
-            a: Default::default(),
-            b: Default::default(),
-            p: Default::default(),
-        }
-    }
-}
-
-impl<const A: usize, const B: usize, const P: usize> Logic for WideMul<A, B, P> {
-    fn update(&mut self) {
-        // Shift-and-add, for rust-hdl's own simulator (the project verifies the Verilog).
-        let a: Bits<P> = bit_cast(self.a.val());
-        let mut acc: Bits<P> = Bits::default();
-        for i in 0..B {
-            if self.b.val().get_bit(i) {
-                acc = acc + (a << (i as u64));
-            }
-        }
-        self.p.next = acc;
-    }
-
-    fn connect(&mut self) {
-        self.p.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom("always @(*) p = a * b;".into())
-    }
-}
 
 /// `p = a * b` two clocks after `a` and `b` (unsigned, `A <= 34`, `B <= 17`, `P >= A + B`):
 /// the first edge registers the two 17 x B partial products (one DSP tile each), the second
