@@ -12,11 +12,11 @@ use crate::NicConfig;
 /// (its shortest initiation interval).
 pub const EVENT_CYCLES: u32 = 9;
 /// Extra clocks when the event applies a multiplicative decrease.
-pub const MD_CYCLES: u32 = 8;
+pub const MD_CYCLES: u32 = 7;
 /// Extra clocks when the event runs a fulfill (`cwnd += inc / cwnd`).
 pub const FULFILL_CYCLES: u32 = 8;
 /// Clocks per ACK on average at one ACK per full packet, rounded up: 9, plus 8 on every 9th
-/// ACK (a fulfill per 8 MTU received), plus 8 at most once per base RTT. Config validation
+/// ACK (a fulfill per 8 MTU received), plus 7 at most once per base RTT. Config validation
 /// refuses a line rate whose ACK rate at this cost exceeds the core clock.
 pub const ACK_CYCLES_AT_LINE_RATE: u32 = 10;
 /// Multiplier operands are at most 34 x 17 bits (two DSP tiles); wider constants are kept as

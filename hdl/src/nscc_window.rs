@@ -107,7 +107,7 @@ pub struct NsccWindow {
 
     // Sequencer and the event being processed.
     /// One-hot phase: bit k set in phase k (1..=24); all zero when idle (the power-on state).
-    ph: DFF<Bits<26>>,
+    ph: DFF<Bits<25>>,
     e_kind: DFF<Bits<2>>,
     e_bytes: DFF<Bits<24>>,
     e_rtt: DFF<Bits<24>>,
@@ -145,8 +145,6 @@ pub struct NsccWindow {
     t_ficgt: DFF<Bit>,
     t_cwe: DFF<Bits<40>>,
     t_w40: DFF<Bits<40>>,
-    t_room41: DFF<Bits<41>>,
-    t_wgt: DFF<Bit>,
     t_gap: DFF<Bits<24>>,
     /// base + target (mod 2^24), kept in step with base.
     tb: DFFWithInit<Bits<24>>,
@@ -204,17 +202,7 @@ pub struct NsccWindow {
     m_ful: PipeMul<34, 12, 46>,
     lead_a: LeadingOne32,
     lead_c: LeadingOne32,
-    /// The reciprocal table as four 256-entry quarters read in parallel and registered, then
-    /// selected by the index's top two bits (a two-clock lookup of shallow LUT trees).
-    rom0: ROM<Bits<12>, 8>,
-    rom1: ROM<Bits<12>, 8>,
-    rom2: ROM<Bits<12>, 8>,
-    rom3: ROM<Bits<12>, 8>,
-    t_r0: DFF<Bits<12>>,
-    t_r1: DFF<Bits<12>>,
-    t_r2: DFF<Bits<12>>,
-    t_r3: DFF<Bits<12>>,
-    t_rsel: DFF<Bits<2>>,
+    rom: ROM<Bits<12>, 10>,
 
     // Locals.
     l_take: Signal<Local, Bit>,
@@ -265,6 +253,7 @@ pub struct NsccWindow {
     l_incs48: Signal<Local, Bits<48>>,
     l_ful_sh: Signal<Local, Bits<46>>,
     l_w40: Signal<Local, Bits<40>>,
+    l_mw40: Signal<Local, Bits<40>>,
     l_cwn: Signal<Local, Bits<32>>,
     l_cmd: Signal<Local, Bits<32>>,
     l_lower: Signal<Local, Bit>,
@@ -277,11 +266,6 @@ pub struct NsccWindow {
     l_cshl: Signal<Local, Bits<5>>,
     l_cshr: Signal<Local, Bits<5>>,
     l_cidx_m: Signal<Local, Bits<32>>,
-    l_room41: Signal<Local, Bits<41>>,
-    l_ful41: Signal<Local, Bits<41>>,
-    l_ra8: Signal<Local, Bits<8>>,
-    l_rsel: Signal<Local, Bits<2>>,
-    l_rmux: Signal<Local, Bits<12>>,
     l_idle: Signal<Local, Bit>,
     l_nsub33: Signal<Local, Bits<33>>,
     l_incs_hi: Signal<Local, Bits<48>>,
@@ -378,8 +362,6 @@ impl NsccWindow {
             t_ficgt: Default::default(),
             t_cwe: Default::default(),
             t_w40: Default::default(),
-            t_room41: Default::default(),
-            t_wgt: Default::default(),
             t_gap: Default::default(),
             tb: DFFWithInit::new((u64::from(k.base_rtt_ns + k.target_ns) & 0xFF_FFFF).to_bits()),
             t_achmax: Default::default(),
@@ -432,15 +414,13 @@ impl NsccWindow {
             m_ful: Default::default(),
             lead_a: Default::default(),
             lead_c: Default::default(),
-            rom0: quarter(&table, 0),
-            rom1: quarter(&table, 1),
-            rom2: quarter(&table, 2),
-            rom3: quarter(&table, 3),
-            t_r0: Default::default(),
-            t_r1: Default::default(),
-            t_r2: Default::default(),
-            t_r3: Default::default(),
-            t_rsel: Default::default(),
+            rom: ROM::new(
+                table
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &r)| ((i as u64).to_bits(), u64::from(r).to_bits()))
+                    .collect(),
+            ),
             l_take: Default::default(),
             l_last: Default::default(),
             l_ready: Default::default(),
@@ -489,6 +469,7 @@ impl NsccWindow {
             l_incs48: Default::default(),
             l_ful_sh: Default::default(),
             l_w40: Default::default(),
+            l_mw40: Default::default(),
             l_cwn: Default::default(),
             l_cmd: Default::default(),
             l_lower: Default::default(),
@@ -501,27 +482,11 @@ impl NsccWindow {
             l_cshl: Default::default(),
             l_cshr: Default::default(),
             l_cidx_m: Default::default(),
-            l_room41: Default::default(),
-            l_ful41: Default::default(),
-            l_ra8: Default::default(),
-            l_rsel: Default::default(),
-            l_rmux: Default::default(),
             l_idle: Default::default(),
             l_nsub33: Default::default(),
             l_incs_hi: Default::default(),
         }
     }
-}
-
-/// Quarter `q` of the reciprocal table (entries 256 q .. 256 q + 255) as a ROM.
-fn quarter(table: &[u32], q: usize) -> ROM<Bits<12>, 8> {
-    ROM::new(
-        table[q * 256..(q + 1) * 256]
-            .iter()
-            .enumerate()
-            .map(|(i, &r)| ((i as u64).to_bits(), u64::from(r).to_bits()))
-            .collect(),
-    )
 }
 
 impl Logic for NsccWindow {
@@ -530,11 +495,11 @@ impl Logic for NsccWindow {
         dff_setup!(
             self, clock, ph, e_kind, e_bytes, e_rtt, e_ecn, e_pen, e_now, cw, mw, base, avg, inc,
             rcv, ach, fic, incr, trig, epv, qa_end, last_dec, last_adj, c_ev, c_md, c_qa, t_delay,
-            t_rttv, t_diff, t_up, t_prop, t_fic, t_ficgt, t_cwe, t_w40, t_room41, t_wgt, t_r0,
-            t_r1, t_r2, t_r3, t_rsel, t_gap, tb, t_achmax, busy, t_cwf33, t_nsub33, t_incs48, pcm2,
-            t_after33, t_gt26, t_el_qa, t_el_adj, t_el_dec, f_fairz, f_propz, f_mdz, f_fastz,
-            f_qtrig, f_over, f_adj, f_mdt, f_fdob, f_qa, f_mdo, f_fdo, pa, ia, r_avg, gts, mdf, pc,
-            r_c, incs, o_cw, o_mw, o_base, o_avg, o_ev, o_md, o_qa
+            t_rttv, t_diff, t_up, t_prop, t_fic, t_ficgt, t_cwe, t_w40, t_gap, tb, t_achmax, busy,
+            t_cwf33, t_nsub33, t_incs48, pcm2, t_after33, t_gt26, t_el_qa, t_el_adj, t_el_dec,
+            f_fairz, f_propz, f_mdz, f_fastz, f_qtrig, f_over, f_adj, f_mdt, f_fdob, f_qa, f_mdo,
+            f_fdo, pa, ia, r_avg, gts, mdf, pc, r_c, incs, o_cw, o_mw, o_base, o_avg, o_ev, o_md,
+            o_qa
         );
         self.m_fair.clock.next = self.clock.val();
         self.m_fast.clock.next = self.clock.val();
@@ -549,19 +514,19 @@ impl Logic for NsccWindow {
 
         // ---- handshake and outputs ---------------------------------------------------------
         self.l_last.next =
-            (self.ph.q.val().get_bit(17) & !self.f_fdo.q.val()) | self.ph.q.val().get_bit(25);
+            (self.ph.q.val().get_bit(16) & !self.f_fdo.q.val()) | self.ph.q.val().get_bit(24);
         // ev_ready comes from a flop (busy) predicted a clock ahead, so the handshake does not
         // start from a 24-bit zero test of the phase: ready next clock = not taking now, and
         // then idle or an event's last phase (16 without a fulfill, 23) next clock.
         self.l_ready.next = !self.busy.q.val();
-        self.l_idle.next = self.ph.q.val() == bits::<26>(0);
+        self.l_idle.next = self.ph.q.val() == bits::<25>(0);
         self.ev_ready.next = self.l_ready.val();
         self.l_take.next = self.l_ready.val() & self.ev_valid.val();
         self.busy.d.next = self.l_take.val()
             | !(self.l_last.val()
                 | self.l_idle.val()
-                | (self.ph.q.val().get_bit(16) & !self.f_fdo.q.val())
-                | self.ph.q.val().get_bit(24));
+                | (self.ph.q.val().get_bit(15) & !self.f_fdo.q.val())
+                | self.ph.q.val().get_bit(23));
         self.cwnd.next = self.o_cw.q.val();
         self.maxwnd.next = self.o_mw.q.val();
         self.base_rtt_ns.next = self.o_base.q.val();
@@ -578,7 +543,7 @@ impl Logic for NsccWindow {
 
         // ---- sequencer: 1..7, then 8..13 for an MD, 14, then 15..20 for a fulfill ----------
         if self.l_take.val() {
-            self.ph.d.next = bits::<26>(2);
+            self.ph.d.next = bits::<25>(2);
             self.e_kind.d.next = self.ev_kind.val();
             self.e_bytes.d.next = self.ev_bytes.val();
             self.e_rtt.d.next = self.ev_rtt_ns.val();
@@ -586,9 +551,9 @@ impl Logic for NsccWindow {
             self.e_pen.d.next = self.ev_penalty.val();
             self.e_now.d.next = self.now_ns.val();
         } else if self.l_last.val() {
-            self.ph.d.next = bits::<26>(0);
+            self.ph.d.next = bits::<25>(0);
         } else if self.ph.q.val().get_bit(7) & !self.f_mdo.q.val() {
-            self.ph.d.next = bits::<26>(1 << 16);
+            self.ph.d.next = bits::<25>(1 << 15);
         } else {
             self.ph.d.next = self.ph.q.val() << 1;
         }
@@ -863,31 +828,9 @@ impl Logic for NsccWindow {
         // ---- 8..13 (MD only): table[avg]; factor; cwnd * factor -----------------------------
         // ia is the table's address register: avg's index (7) or cwnd's (18), so no phase
         // mux sits in front of the table.
-        self.l_ra8.next = bit_cast::<8, 10>(self.ia.q.val());
-        self.rom0.address.next = self.l_ra8.val();
-        self.rom1.address.next = self.l_ra8.val();
-        self.rom2.address.next = self.l_ra8.val();
-        self.rom3.address.next = self.l_ra8.val();
-        self.l_rsel.next = bit_cast::<2, 10>(self.ia.q.val() >> 8);
-        if self.ph.q.val().get_bit(8) | self.ph.q.val().get_bit(20) {
-            self.t_r0.d.next = self.rom0.data.val();
-            self.t_r1.d.next = self.rom1.data.val();
-            self.t_r2.d.next = self.rom2.data.val();
-            self.t_r3.d.next = self.rom3.data.val();
-            self.t_rsel.d.next = self.l_rsel.val();
-        }
-        self.l_rmux.next = self.t_r0.q.val();
-        if self.t_rsel.q.val() == bits::<2>(1) {
-            self.l_rmux.next = self.t_r1.q.val();
-        }
-        if self.t_rsel.q.val() == bits::<2>(2) {
-            self.l_rmux.next = self.t_r2.q.val();
-        }
-        if self.t_rsel.q.val() == bits::<2>(3) {
-            self.l_rmux.next = self.t_r3.q.val();
-        }
-        if self.ph.q.val().get_bit(9) {
-            self.r_avg.d.next = self.l_rmux.val();
+        self.rom.address.next = self.ia.q.val();
+        if self.ph.q.val().get_bit(8) {
+            self.r_avg.d.next = self.rom.data.val();
         }
         self.l_gt_sh.next = self.m_gt.p.val() >> 27;
         // clamp(1 - g + gt, 0.5, 1) = (1 - g) + clamp(gt, g - 0.5, g): both compares at once.
@@ -900,10 +843,10 @@ impl Logic for NsccWindow {
         }
         self.l_mdf.next =
             bit_cast::<27, 17>(self.k_one_minus_g.val()) + bit_cast::<27, 26>(self.t_gt26.q.val());
-        if self.ph.q.val().get_bit(12) {
+        if self.ph.q.val().get_bit(11) {
             self.t_gt26.d.next = self.l_gt26.val();
         }
-        if self.ph.q.val().get_bit(13) {
+        if self.ph.q.val().get_bit(12) {
             self.mdf.d.next = bit_cast::<17, 27>(self.l_mdf.val());
         }
 
@@ -922,7 +865,7 @@ impl Logic for NsccWindow {
         // (MTU <= maxwnd always).
         self.l_after33.next =
             bit_cast::<33, 32>(self.l_cut.val()) - bit_cast::<33, 32>(self.l_pen32.val());
-        if self.ph.q.val().get_bit(16) {
+        if self.ph.q.val().get_bit(15) {
             self.t_after33.d.next = self.l_after33.val();
         }
         self.l_after.next = bit_cast::<32, 33>(self.t_after33.q.val());
@@ -933,7 +876,7 @@ impl Logic for NsccWindow {
         if self.t_after33.q.val().get_bit(32) | (self.l_after.val() < self.k_mtu.val()) {
             self.l_clamped.next = self.k_mtu.val();
         }
-        if (self.ph.q.val().get_bit(17)) & !self.f_qa.q.val() {
+        if (self.ph.q.val().get_bit(16)) & !self.f_qa.q.val() {
             self.l_cwn.next = self.l_clamped.val();
             if self.f_mdo.q.val() {
                 self.last_dec.d.next = self.e_now.q.val();
@@ -945,24 +888,24 @@ impl Logic for NsccWindow {
         // 17 leading one; 18 its shift amounts and the table index; 19 inc's shift and the
         // table; 20 saturate (an OR of the bits above 34) and cwnd (+ eta); product -> 23;
         // 23 add; 24 clamp.
-        if self.ph.q.val().get_bit(18) {
+        if self.ph.q.val().get_bit(17) {
             self.pc.d.next = self.lead_c.pos.val();
         }
-        if self.ph.q.val().get_bit(19) {
+        if self.ph.q.val().get_bit(18) {
             self.pcm2.d.next = self.pc.q.val() - bits::<5>(2);
             self.ia.d.next = bit_cast::<10, 32>(self.l_cidx_m.val());
         }
         self.l_incs48.next = self.inc.q.val() >> self.pcm2.q.val();
-        if self.ph.q.val().get_bit(20) {
+        if self.ph.q.val().get_bit(19) {
             self.t_incs48.d.next = self.l_incs48.val();
+            self.r_c.d.next = self.rom.data.val();
         }
         self.l_incs_hi.next = self.t_incs48.q.val() >> 34;
         self.l_cwe.next = bit_cast::<40, 32>(self.cw.q.val());
         if self.f_adj.q.val() {
             self.l_cwe.next = bit_cast::<40, 32>(self.cw.q.val()) + self.k_eta.val();
         }
-        if self.ph.q.val().get_bit(21) {
-            self.r_c.d.next = self.l_rmux.val();
+        if self.ph.q.val().get_bit(20) {
             self.incs.d.next = bit_cast::<34, 48>(self.t_incs48.q.val());
             if self.l_incs_hi.val() != bits::<48>(0) {
                 self.incs.d.next = self.k_all34.val();
@@ -971,24 +914,13 @@ impl Logic for NsccWindow {
         }
         self.l_ful_sh.next = self.m_ful.p.val() >> 13;
         self.l_w40.next = self.t_cwe.q.val() + bit_cast::<40, 46>(self.l_ful_sh.val());
-        // Whether the sum passes maxwnd is decided beside the add (against maxwnd - (cwnd +
-        // eta), formed at 22), so 25 is a plain select.
-        self.l_room41.next =
-            bit_cast::<41, 32>(self.mw.q.val()) - bit_cast::<41, 40>(self.t_cwe.q.val());
-        if self.ph.q.val().get_bit(22) {
-            self.t_room41.d.next = self.l_room41.val();
-        }
-        self.l_ful41.next = bit_cast::<41, 46>(self.l_ful_sh.val());
-        if self.ph.q.val().get_bit(24) {
+        if self.ph.q.val().get_bit(23) {
             self.t_w40.d.next = self.l_w40.val();
-            self.t_wgt.d.next = self.t_room41.q.val().get_bit(40)
-                | ((self.l_ful_sh.val() >> 40) != bits::<46>(0))
-                | (self.l_ful41.val() > self.t_room41.q.val());
         }
-
-        if self.ph.q.val().get_bit(25) {
+        self.l_mw40.next = bit_cast::<40, 32>(self.mw.q.val());
+        if self.ph.q.val().get_bit(24) {
             self.l_cwn.next = bit_cast::<32, 40>(self.t_w40.q.val());
-            if self.t_wgt.q.val() {
+            if self.t_w40.q.val() > self.l_mw40.val() {
                 self.l_cwn.next = self.mw.q.val();
             }
             if self.f_adj.q.val() {
@@ -1013,7 +945,7 @@ impl Logic for NsccWindow {
 
         // ---- synchronous reset ---------------------------------------------------------------
         if self.rst.val() {
-            self.ph.d.next = bits::<26>(0);
+            self.ph.d.next = bits::<25>(0);
             self.cw.d.next = self.k_init_cwnd.val();
             self.mw.d.next = self.k_init_cwnd.val();
             self.base.d.next = self.k_init_base.val();
