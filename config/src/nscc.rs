@@ -176,12 +176,15 @@ pub fn maxwnd_for(base_rtt_ns: u32, maxwnd_per_ns_q8: u32, mtu: u32) -> u32 {
 /// The reciprocal table `Fixed` and the RTL divide with: entry i = round(2^21 / (1024 + i)),
 /// so for x with its leading one at bit p and the 10 bits below it = i,
 /// 1/x ~= entry * 2^-(p + 11) (relative error below 0.1 %: the bits under the index are
-/// dropped, the entry is rounded).
-pub fn recip_table() -> Vec<u32> {
-    let n = 1u64 << RECIP_INDEX_BITS;
-    (0..n)
-        .map(|i| (((1u64 << RECIP_FRAC) + (n + i) / 2) / (n + i)) as u32)
-        .collect()
+/// dropped, the entry is rounded). It depends on no config field: built once, shared.
+pub fn recip_table() -> &'static [u32] {
+    static TABLE: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let n = 1u64 << RECIP_INDEX_BITS;
+        (0..n)
+            .map(|i| (((1u64 << RECIP_FRAC) + (n + i) / 2) / (n + i)) as u32)
+            .collect()
+    })
 }
 
 #[cfg(test)]

@@ -298,10 +298,11 @@ impl Reference {
 // ---------------------------------------------------------------------------------------------
 
 /// NSCC in the RTL's integer formats. Every operation here has a twin in `nscc_window`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Plain values only (the reciprocal table is shared), so the cycle model's per-event
+/// snapshot is a copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fixed {
     pub k: NsccFixed,
-    recip: Vec<u32>,
     pub cwnd: u32,
     pub maxwnd: u32,
     pub base_rtt: u32,
@@ -356,7 +357,6 @@ impl Fixed {
         let k = NsccFixed::new(cfg);
         Fixed {
             k,
-            recip: recip_table(),
             cwnd: k.init_cwnd,
             maxwnd: k.init_cwnd,
             base_rtt: k.base_rtt_ns,
@@ -497,7 +497,7 @@ impl Fixed {
         } else {
             self.k.gamma_target_q24
         } & ((1 << 33) - 1);
-        let gt = (gts * u64::from(self.recip[i])) >> (RECIP_FRAC + 16 - RECIP_INDEX_BITS);
+        let gt = (gts * u64::from(recip_table()[i])) >> (RECIP_FRAC + 16 - RECIP_INDEX_BITS);
         let f = (65536 - u64::from(self.k.gamma_q16)) + gt.min(65536);
         f.clamp(32768, 65536) as u32
     }
@@ -508,7 +508,7 @@ impl Fixed {
     pub fn inc_over_cwnd(&self) -> u64 {
         let (p, i) = recip_index(self.cwnd);
         let incs = (self.inc >> (p - 2)).min((1 << 34) - 1);
-        (incs * u64::from(self.recip[i])) >> (RECIP_FRAC + 2 - RECIP_INDEX_BITS)
+        (incs * u64::from(recip_table()[i])) >> (RECIP_FRAC + 2 - RECIP_INDEX_BITS)
     }
 
     fn quick_adapt(&mut self, now: u32, is_loss: bool, delay: u32) -> bool {
@@ -667,7 +667,7 @@ impl NsccWindow {
         let f = Fixed::new(cfg);
         NsccWindow {
             cfg: cfg.clone(),
-            shown: f.clone(),
+            shown: f,
             state: f,
             phase: 0,
             len: 0,
@@ -690,7 +690,7 @@ impl NsccWindow {
         } else {
             let ready = self.ready();
             if self.phase > 0 && self.phase == self.len {
-                self.shown = self.state.clone();
+                self.shown = self.state;
             }
             if ready && x.ev_valid {
                 self.len = self.state.apply(&x.event()).cycles();

@@ -75,7 +75,7 @@ fn check_invariants(
     // state). An event taken at edge t of length L: not ready after edges t .. t+L-2, ready
     // after t+L-1, its result shown after t+L.
     let mut state = Fixed::new(cfg);
-    let mut shown = state.clone();
+    let mut shown = state;
     let mut busy: Option<(usize, Fixed)> = None;
     let mut taken_since_reset = 0u32;
     for (c, (x, y)) in seq.iter().zip(log).enumerate() {
@@ -83,7 +83,7 @@ fn check_invariants(
         // The edge.
         if x.rst {
             state = Fixed::new(cfg);
-            shown = state.clone();
+            shown = state;
             busy = None;
             taken_since_reset = 0;
         } else {
@@ -93,7 +93,7 @@ fn check_invariants(
             }
             if let Some((r, s)) = &busy {
                 if *r + 1 == c {
-                    shown = s.clone();
+                    shown = *s;
                     busy = None;
                 }
             }
@@ -103,7 +103,7 @@ fn check_invariants(
                     return fail(format!("event length {len}"));
                 }
                 taken_since_reset += 1;
-                busy = Some((c + len as usize - 1, state.clone()));
+                busy = Some((c + len as usize - 1, state));
             }
         }
         // The outputs after it.
