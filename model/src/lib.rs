@@ -11,3 +11,5 @@ pub mod nscc_traces;
 pub mod rng;
 pub mod sack_rx_tracker;
 pub mod sack_tx_scoreboard;
+pub mod netsim;
+pub mod transport;
