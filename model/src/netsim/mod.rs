@@ -21,8 +21,10 @@
 //! exact enough (a 64-byte header at 800 Gb/s is 640 ps) and runs are bit-reproducible.
 //! Endpoints (`crate::transport`) see time only as the `now` argument.
 
+pub mod config;
 pub mod endpoint;
 pub mod packet;
+pub mod results;
 pub mod topology;
 
 /// Simulated time in picoseconds.
