@@ -556,18 +556,17 @@ mod tests {
 
     /// Follow `route` from the source host to wherever it ends; returns the links taken.
     fn walk(t: &Topology, p: &Packet, r: Routing) -> Vec<LinkId> {
-        let mut at = p.src;
         let mut path = Vec::new();
         let mut l = t.host_uplink(p.src, p.plane);
-        loop {
+        let at = loop {
             path.push(l);
-            at = t.links[l as usize].to;
+            let at = t.links[l as usize].to;
             if t.nodes[at as usize].kind == NodeKind::Host {
-                break;
+                break at;
             }
             assert!(path.len() < 10, "routing loop");
             l = t.route(at, p, r, &|_| true);
-        }
+        };
         assert_eq!(at, p.dst);
         path
     }
