@@ -38,6 +38,9 @@ pub struct FlowSpec {
     pub start: Ps,
     /// Per-flow seed for the endpoint's own choices (EV permutation, ...).
     pub seed: u64,
+    /// Data dependency: the flow is posted only once this flow's data has all arrived (and
+    /// not before `start`). Ring all-reduce steps use it.
+    pub after: Option<u32>,
 }
 
 /// What the network looks like from one flow, for transports that need it at setup.

@@ -26,6 +26,7 @@ pub mod endpoint;
 pub mod packet;
 pub mod results;
 pub mod topology;
+pub mod traffic;
 
 /// Simulated time in picoseconds.
 pub type Ps = u64;
