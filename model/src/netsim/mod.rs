@@ -25,6 +25,7 @@ pub mod config;
 pub mod endpoint;
 pub mod packet;
 pub mod results;
+pub mod scenario;
 pub mod topology;
 pub mod traffic;
 
