@@ -24,6 +24,7 @@
 pub mod config;
 pub mod endpoint;
 pub mod packet;
+pub mod report;
 pub mod results;
 pub mod scenario;
 pub mod topology;

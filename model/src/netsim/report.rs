@@ -1,0 +1,103 @@
+//! Figures derived from a [`RunResult`]: the experiments' headline numbers.
+
+use super::results::{RunResult, Series};
+use serde::Serialize;
+
+/// How aggregate goodput came back after a fault.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Recovery {
+    /// Mean goodput over the window before the fault, Gb/s.
+    pub before_gbps: f64,
+    /// Lowest goodput (two-bucket mean) after the fault, Gb/s.
+    pub dip_gbps: f64,
+    /// From the fault to the start of the first two-bucket window back at >= `frac` of
+    /// `before_gbps`; 0 when it never dropped below; None when it never came back.
+    pub after_us: Option<f64>,
+}
+
+/// Goodput recovery after a fault at `at_us`: the pre-fault level is the mean over
+/// `window_us` before it; recovery is the first two-bucket mean at or above `frac` of it.
+pub fn recovery(series: &Series, at_us: f64, window_us: f64, frac: f64) -> Option<Recovery> {
+    let b = series.bucket_us;
+    let g = &series.goodput_gbps;
+    if b <= 0.0 || g.len() < 3 {
+        return None;
+    }
+    let first = ((at_us - window_us) / b).ceil().max(0.0) as usize;
+    let last = (at_us / b).floor() as usize; // buckets [first, last) end at or before the fault
+    if last <= first || last > g.len() {
+        return None;
+    }
+    let before = g[first..last].iter().sum::<f64>() / (last - first) as f64;
+    let mut dip = f64::INFINITY;
+    let mut after = None;
+    for i in last..g.len() - 1 {
+        let m = (g[i] + g[i + 1]) / 2.0;
+        dip = dip.min(m);
+        if m >= frac * before {
+            after = Some(((i as f64 * b) - at_us).max(0.0));
+            break;
+        }
+    }
+    if dip >= frac * before {
+        after = Some(0.0);
+    }
+    Some(Recovery {
+        before_gbps: before,
+        dip_gbps: if dip.is_finite() { dip } else { before },
+        after_us: after,
+    })
+}
+
+/// Throughput of one flow over its lifetime, Gb/s (None if unfinished).
+pub fn flow_gbps(r: &RunResult, id: u32) -> Option<f64> {
+    let f = r.flows.iter().find(|f| f.id == id)?;
+    f.fct_us.map(|t| f.bytes as f64 * 8.0 / (t * 1e3))
+}
+
+/// Mean per-flow throughput over finished flows, Gb/s.
+pub fn mean_flow_gbps(r: &RunResult) -> f64 {
+    let v: Vec<f64> = r
+        .flows
+        .iter()
+        .filter_map(|f| f.fct_us.map(|t| f.bytes as f64 * 8.0 / (t * 1e3)))
+        .collect();
+    if v.is_empty() {
+        0.0
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn series(g: &[f64]) -> Series {
+        Series {
+            bucket_us: 10.0,
+            goodput_gbps: g.to_vec(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn recovery_finds_the_first_window_back_above_the_threshold() {
+        // Fault at 50 us; 100 before, dips to 40, back at bucket 8 (80 us).
+        let s = series(&[
+            100.0, 100.0, 100.0, 100.0, 100.0, 40.0, 50.0, 60.0, 96.0, 100.0, 100.0,
+        ]);
+        let r = recovery(&s, 50.0, 50.0, 0.95).unwrap();
+        assert_eq!(r.before_gbps, 100.0);
+        assert_eq!(r.dip_gbps, 45.0);
+        assert_eq!(r.after_us, Some(30.0));
+        let flat = series(&[100.0; 10]);
+        assert_eq!(
+            recovery(&flat, 50.0, 50.0, 0.95).unwrap().after_us,
+            Some(0.0)
+        );
+        let dead = series(&[100.0, 100.0, 100.0, 0.0, 0.0, 0.0]);
+        assert_eq!(recovery(&dead, 30.0, 30.0, 0.95).unwrap().after_us, None);
+        assert!(recovery(&flat, 0.0, 50.0, 0.95).is_none());
+    }
+}
