@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 mod loss;
 mod nscc;
+mod outdir;
 mod synth;
 
 #[derive(Parser)]

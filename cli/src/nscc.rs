@@ -1,12 +1,13 @@
 //! `mrcgen nscc`: NSCC `Fixed` (the RTL's arithmetic) vs `Reference` (f64) over the scripted
 //! traces of `mrc_model::nscc_traces`: a table, one CSV per trace and SVG plots.
 
+use crate::outdir::write_atomically;
 use crate::Fail;
 use mrc_config::NicConfig;
 use mrc_model::nscc_traces::{self, Row, TraceComparison, NAMES};
 use plotters::prelude::*;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Written into the output directory; an existing non-empty directory without it is not
 /// replaced (it is not one of ours).
@@ -42,8 +43,7 @@ pub fn nscc_cmd(cfg: &NicConfig, traces: &[String], out: &Path, json: bool) -> R
             (n, nscc_traces::compare(cfg, &ev))
         })
         .collect();
-    write_atomically(out, |dir| {
-        fs::write(dir.join(MARKER), "written by mrcgen nscc\n")?;
+    write_atomically(out, MARKER, "mrcgen nscc", |dir| {
         for (name, c) in &runs {
             fs::write(dir.join(format!("{name}.csv")), csv(c))?;
             fs::write(
@@ -153,56 +153,6 @@ fn csv(c: &TraceComparison) -> String {
         ));
     }
     s
-}
-
-/// Write `out` through a temporary sibling directory, then rename it into place, so `out` is
-/// never half-written. An existing `out` is replaced only if empty or written by this command.
-fn write_atomically(out: &Path, fill: impl FnOnce(&Path) -> Result<(), Fail>) -> Result<(), Fail> {
-    let ours_or_empty = match fs::read_dir(out) {
-        Ok(mut it) => it.next().is_none() || out.join(MARKER).exists(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
-        Err(e) => return Err(Fail(2, format!("{}: {e}", out.display()))),
-    };
-    if !ours_or_empty {
-        return Err(Fail(
-            2,
-            format!(
-                "{} is not empty and was not written by `mrcgen nscc`; refusing to replace it",
-                out.display()
-            ),
-        ));
-    }
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
-        _ => PathBuf::from("."),
-    };
-    fs::create_dir_all(&parent)?;
-    let name = out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "nscc".into());
-    let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
-    let old = parent.join(format!(".{name}.old-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&tmp);
-    fs::create_dir(&tmp)?;
-    if let Err(e) = fill(&tmp) {
-        let _ = fs::remove_dir_all(&tmp);
-        return Err(e);
-    }
-    if out.exists() {
-        fs::rename(out, &old)?;
-    }
-    if let Err(e) = fs::rename(&tmp, out) {
-        if old.exists() {
-            let _ = fs::rename(&old, out);
-        }
-        let _ = fs::remove_dir_all(&tmp);
-        return Err(e.into());
-    }
-    if old.exists() {
-        fs::remove_dir_all(&old)?;
-    }
-    Ok(())
 }
 
 /// `(time us, value)` points of a series, reduced to the min and max (in time order) of each
@@ -396,32 +346,6 @@ mod tests {
         assert!(pts.iter().any(|p| p.1 == f64::from(max)));
         assert!(pts.iter().any(|p| p.1 == f64::from(min)));
         assert!(pts.windows(2).all(|w| w[0].0 <= w[1].0));
-    }
-
-    #[test]
-    fn output_dir_is_replaced_only_if_ours_or_empty() {
-        let base = std::env::temp_dir().join(format!("mrcgen-nscc-test-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&base);
-        let out = base.join("out");
-        let write = |tag: &'static str| {
-            write_atomically(&out, |d| {
-                fs::write(d.join(MARKER), "")?;
-                fs::write(d.join("x"), tag)?;
-                Ok(())
-            })
-        };
-        assert!(write("one").is_ok());
-        assert!(write("two").is_ok());
-        assert_eq!(fs::read_to_string(out.join("x")).unwrap(), "two");
-        // No temporary or old directory is left beside it.
-        assert_eq!(fs::read_dir(&base).unwrap().count(), 1);
-        let foreign = base.join("foreign");
-        fs::create_dir_all(&foreign).unwrap();
-        fs::write(foreign.join("keep"), "").unwrap();
-        let r = write_atomically(&foreign, |_| Ok(()));
-        assert!(matches!(r, Err(Fail(2, _))));
-        assert!(foreign.join("keep").exists());
-        fs::remove_dir_all(&base).unwrap();
     }
 
     #[test]
