@@ -320,7 +320,10 @@ mod tests {
         assert!((a - expect_a).abs() < 1e-12);
         let before = rp.rate_mbps();
         rp.on_cnp(t);
-        assert_eq!(rp.rate_mbps(), (before as f64 * (1.0 - a / 2.0)).floor() as u64);
+        assert_eq!(
+            rp.rate_mbps(),
+            (before as f64 * (1.0 - a / 2.0)).floor() as u64
+        );
         assert_eq!(rp.target_mbps(), before, "Rt = Rc before the cut");
         assert!((rp.alpha() - ((1.0 - 1.0 / 256.0) * a + 1.0 / 256.0)).abs() < 1e-12);
         assert_eq!(rp.cnps, 2);
@@ -392,7 +395,10 @@ mod tests {
         assert!(!np.on_data(0, false), "no mark, no CNP");
         assert!(np.on_data(US, true));
         assert!(!np.on_data(2 * US, true));
-        assert!(!np.on_data(50 * US, true), "still inside 50 us of the last CNP");
+        assert!(
+            !np.on_data(50 * US, true),
+            "still inside 50 us of the last CNP"
+        );
         assert!(np.on_data(51 * US, true));
         let sent = (0..1000u64)
             .filter(|i| np.on_data(100 * US + i * US, true))
