@@ -1,6 +1,7 @@
 //! RoCEv2-style go-back-N: the baseline the SACK blocks are measured against.
 //!
-//! Sans-IO, like every endpoint here: the caller owns time (`now`, in cycles) and the wire.
+//! Sans-IO, like every endpoint here: the caller owns time (`now`, in its own units: clock
+//! cycles in the loss experiment, picoseconds in `transport::roce`) and the wire.
 //!
 //! ```text
 //!   GbnSender --data(psn)--> [link] --> GbnReceiver
@@ -39,6 +40,9 @@ pub enum GbnAck {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GbnData {
     pub psn: u32,
+    /// Packet index in the transfer (0-based, PSN minus the start PSN without the wrap): the
+    /// caller maps it to a byte offset / VA.
+    pub index: u64,
     /// Sent before: a retransmission.
     pub retransmit: bool,
     /// Ask for an immediate ACK (last packet of the transfer, or the window is now full).
@@ -104,6 +108,22 @@ impl GbnSender {
         self.una
     }
 
+    /// Would `poll_transmit` return a packet now? (A side-effect-free peek, so a caller can
+    /// hold a packet back behind a pacing gate without consuming it.)
+    pub fn can_transmit(&self) -> bool {
+        self.nxt < self.packets && self.nxt - self.una < self.window
+    }
+
+    /// Packets in the transfer.
+    pub fn packets(&self) -> u64 {
+        self.packets
+    }
+
+    /// Window in packets.
+    pub fn window(&self) -> u64 {
+        self.window
+    }
+
     /// The next packet to put on the wire, if the window allows one.
     pub fn poll_transmit(&mut self, now: u64) -> Option<GbnData> {
         if self.nxt >= self.packets || self.nxt - self.una >= self.window {
@@ -122,6 +142,7 @@ impl GbnSender {
         }
         Some(GbnData {
             psn: self.psn_of(idx),
+            index: idx,
             retransmit,
             ackreq: self.nxt == self.packets || self.nxt - self.una == self.window,
         })
