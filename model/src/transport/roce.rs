@@ -569,6 +569,7 @@ mod tests {
             bytes,
             start: 10 * US,
             seed,
+            after: None,
         }
     }
 
