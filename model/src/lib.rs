@@ -6,10 +6,10 @@
 pub mod ev_spray_arbiter;
 pub mod go_back_n;
 pub mod loss_experiment;
+pub mod netsim;
 pub mod nscc;
 pub mod nscc_traces;
 pub mod rng;
 pub mod sack_rx_tracker;
 pub mod sack_tx_scoreboard;
-pub mod netsim;
 pub mod transport;

@@ -104,6 +104,12 @@ impl MemoryRegion {
         }
     }
 
+    /// Would `write` place this payload (key and bounds good, exactly one slot)? Changes
+    /// nothing; the slot may already be written.
+    pub fn would_accept(&self, va: u64, len: u32, rkey: u32) -> bool {
+        self.check(va, len, rkey).is_ok()
+    }
+
     fn check(&self, va: u64, len: u32, rkey: u32) -> Result<usize, RejectReason> {
         if rkey != self.rkey {
             return Err(RejectReason::BadKey);
