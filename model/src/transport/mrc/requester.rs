@@ -49,8 +49,9 @@
 //! NSCC ([`Fixed`], the RTL's integer algorithm) sees: `Ack` per SACK (newly acked bytes,
 //! RTT = now - echo_ts, ECN echo, receiver penalty; a probe answer carries no RTT sample),
 //! `Nack` per valid trim NACK (the packet's bytes), `Rto` per retransmit timeout, `Tick`
-//! every half base RTT while the QP is active (the model's timed fulfill wants one at least
-//! once per base RTT). Times are ns as wrapping u32.
+//! every half base RTT while bytes acked since the last fulfill are pending (the model's
+//! timed fulfill wants one at least once per base RTT, and a TICK does nothing otherwise).
+//! Times are ns as wrapping u32.
 
 use super::{MrcConfig, PSN_MASK};
 use crate::ev_spray_arbiter::FeedbackKind;
@@ -607,7 +608,13 @@ impl Endpoint for MrcRequester {
         if !self.started {
             return Some(self.flow.start);
         }
-        let mut t = self.tick_at;
+        // The TICK only matters when bytes were acked since the last fulfill (the model's
+        // TICK does nothing otherwise): no timer events for idle or stalled QPs.
+        let mut t = if self.nscc.received > 0 {
+            self.tick_at
+        } else {
+            Ps::MAX
+        };
         if self.head_in_flight() {
             t = t.min(self.deadline[self.slot(self.una)]);
         }
@@ -618,7 +625,7 @@ impl Endpoint for MrcRequester {
                 t = t.min(p);
             }
         }
-        Some(t)
+        (t != Ps::MAX).then_some(t)
     }
 
     fn handle_timeout(&mut self, now: Ps) {
@@ -626,7 +633,7 @@ impl Endpoint for MrcRequester {
         if !self.begin(now) {
             return;
         }
-        if now >= self.tick_at {
+        if now >= self.tick_at && self.nscc.received > 0 {
             self.nscc.apply(&NsccEvent::Tick {
                 now: Self::now_ns(now),
             });

@@ -18,7 +18,7 @@ use crate::sack_rx_tracker::{
     cack_lag_bound, psn_add, psn_sub, SackRxTracker, TrackerInputs, TrackerOutputs,
     NACK_PSN_OOR_WINDOW, NACK_TRIMMED, NACK_TRIMMED_LASTHOP, RSP_LATENCY,
 };
-use crate::sack_tx_scoreboard::{SackTxScoreboard, TxInputs, OP_NACK, OP_SACK, OP_SEND};
+use crate::sack_tx_scoreboard::{SackTxScoreboard, TxInputs, OP_NACK, OP_SACK, OP_SEND, OP_TICK};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -803,25 +803,31 @@ fn rng_ev(off: u64, step: u64) -> u32 {
     (off.wrapping_mul(0x9E37_79B9) ^ step.wrapping_mul(0x85EB_CA6B)) as u32
 }
 
-/// The requester's scoreboard and `SackTxScoreboard` agree on a random op sequence: which
-/// PSN each retransmission carries (the oldest marked, after SACK holes and NACKs), una, and
-/// the path feedback of SACKs and NACKs. (Timeouts are not compared: the block counts TICKs
-/// of 1.024 us where the endpoint keeps exact deadlines; hole loss feedback is the
-/// endpoint's addition and filtered out.)
+/// The requester's scoreboard and `SackTxScoreboard` agree on a random op sequence of SENDs,
+/// SACKs, NACKs and timer TICKs: which PSN each retransmission carries (the oldest marked,
+/// after SACK holes, NACKs and timeouts), una, the path feedback of SACKs, NACKs and
+/// timeouts, the timeout count (linear then backoff) and the QP error. Time advances in
+/// whole 1.024 us ticks (the block's timer unit), so the endpoint's exact deadlines and the
+/// block's tick counts coincide. Hole loss feedback is the endpoint's addition and filtered
+/// out.
 #[test]
 fn requester_matches_the_sack_tx_scoreboard_cycle_model() {
-    for (w, thr, seed) in [
-        (64u32, 16u32, 1u64),
-        (256, 16, 2),
-        (256, 40, 3),
-        (128, 0, 4),
+    const TICK: Ps = 1_024 * NS;
+    for (w, thr, rto, retries, seed) in [
+        (64u32, 16u32, 3u32, (7u32, 25u32), 1u64),
+        (256, 16, 4, (7, 25), 2),
+        (256, 40, 3, (7, 25), 3),
+        (128, 0, 2, (7, 25), 4),
+        (64, 16, 2, (1, 2), 5), // reaches the QP error
     ] {
         let cfg = NicConfig {
             planes: 1,
             evs_per_plane: 16,
             sack_window_bits: w,
             rtx_ooo_threshold: thr,
-            rto_exp: 20, // no timeouts in this test
+            rto_exp: rto,
+            rto_linear_retries: retries.0,
+            rto_backoff_retries: retries.1,
             link_gbps: 800,
             base_rtt_ns: 12_000,
             ..nic()
@@ -864,14 +870,27 @@ fn requester_matches_the_sack_tx_scoreboard_cycle_model() {
         let mut rng = SplitMix64::new(seed);
         let mut got: Vec<bool> = vec![false; 5_000]; // the ideal receiver, by packet index
         let mut ev_sent: Vec<u32> = vec![0; 5_000];
-        let mut now = US;
+        let mut now = 100 * TICK;
         let mut y = run(&mut sb, base, 4);
         let (mut n_rtx, mut n_sack, mut n_nack) = (0, 0, 0);
-        for _ in 0..8_000 {
-            now += 10 * NS;
+        for step in 0..12_000 {
+            if q.done() {
+                break;
+            }
+            // The error config's path dies after 8000 ops: sends and ticks only, nothing back.
+            let dead_phase = step >= 8_000;
+            if dead_phase && retries.0 != 1 {
+                break;
+            }
             let una_off = u64::from(psn_sub(q.una_psn(), c.start_psn));
             let nxt_off = u64::from(psn_sub(q.nxt_psn(), c.start_psn));
-            match rng.below(10) {
+            let op = rng.below(13);
+            let op = if dead_phase && (5..=9).contains(&op) {
+                10
+            } else {
+                op
+            };
+            match op {
                 0..=4 => {
                     let want_rtx = y.rtx_valid.then_some(y.rtx_psn);
                     assert_eq!(q.next_retransmit_psn(), want_rtx, "W {w}");
@@ -900,7 +919,7 @@ fn requester_matches_the_sack_tx_scoreboard_cycle_model() {
                         },
                         8,
                     );
-                    if rng.chance(85, 100) {
+                    if !dead_phase && rng.chance(85, 100) {
                         got[off] = true;
                     }
                 }
@@ -1004,6 +1023,20 @@ fn requester_matches_the_sack_tx_scoreboard_cycle_model() {
                         8,
                     );
                 }
+                10..=12 => {
+                    now += TICK;
+                    q.handle_timeout(now);
+                    y = run(
+                        &mut sb,
+                        TxInputs {
+                            op: OP_TICK,
+                            ..base
+                        },
+                        8,
+                    );
+                    assert_eq!(q.stats().timeouts, u64::from(y.cnt_timeouts), "W {w}");
+                    assert_eq!(q.stats().failed, y.qp_error, "W {w}");
+                }
                 _ => {}
             }
         }
@@ -1020,14 +1053,23 @@ fn requester_matches_the_sack_tx_scoreboard_cycle_model() {
             })
             .collect();
         assert_eq!(fb_endpoint, fb_block, "W {w}: path feedback");
+        let st = q.stats();
         eprintln!(
             "W {w} thr {thr}: {n_rtx} retransmissions, {n_sack} SACKs, {n_nack} NACKs, {} \
-             feedback events, {} holes",
+             feedback events, {} holes, {} timeouts, failed {}",
             fb_block.len(),
-            q.counters.holes
+            q.counters.holes,
+            st.timeouts,
+            st.failed
         );
-        assert!(n_rtx > 30 && fb_block.len() > 1000);
-        assert!(thr == 0 || q.counters.holes > 10);
+        assert_eq!(
+            st.failed,
+            retries.0 == 1,
+            "only the last config exhausts its retries"
+        );
+        assert!(st.timeouts > 5);
+        assert!(st.failed || (n_rtx > 30 && fb_block.len() > 1000));
+        assert!(thr == 0 || q.counters.holes > 0);
         let _ = FeedbackKind::AckGood;
     }
 }
