@@ -19,8 +19,9 @@
 //!
 //! Per-flow setup ([`MrcConfig::for_flow`]): EVs = `planes * evs_per_plane` of the config,
 //! re-spread over the path's planes when the topology has a different plane count; NSCC's
-//! base RTT from the path (clamped to the config's legal range); the start PSN, the region's
-//! VA and R_Key from the flow seed (both endpoints derive the same ones).
+//! BDP from the path (base RTT, and line rate = planes x port rate, each clamped to the
+//! config's legal range), so its initial window matches the network it runs on; the start
+//! PSN, the region's VA and R_Key from the flow seed (both endpoints derive the same ones).
 //!
 //! [`Fixed`]: crate::nscc::Fixed
 
@@ -44,7 +45,7 @@ pub(crate) const PSN_MASK: u32 = 0xFF_FFFF;
 /// Everything both endpoints of one flow agree on.
 #[derive(Debug, Clone)]
 pub struct MrcConfig {
-    /// The NIC config as this flow uses it (planes / base RTT adapted to the path).
+    /// The NIC config as this flow uses it (planes, base RTT and line rate from the path).
     pub nic: NicConfig,
     pub mode: SprayMode,
     pub planes: u8,
@@ -76,6 +77,10 @@ impl MrcConfig {
         }
         if path.base_rtt > 0 {
             nic.base_rtt_ns = (path.base_rtt / NS).clamp(2_000, 100_000) as u32;
+        }
+        if path.port_gbps > 0.0 {
+            let gbps = (path.port_gbps * f64::from(planes)).round();
+            nic.link_gbps = gbps.clamp(25.0, 1600.0) as u32;
         }
         let base_rtt = u64::from(nic.base_rtt_ns) * NS;
         let mut rng = SplitMix64::new(flow.seed ^ 0x0A11_CE00_0000_0001);

@@ -276,7 +276,14 @@ fn clean_transfer_with_reordering_delivers_every_byte_once() {
 #[test]
 fn loss_trims_ecn_and_reordering_still_deliver_exactly_once() {
     let bytes = 3 * 1024 * 1024;
-    let mut n = Net::with(&nic(), SprayMode::Mrc, bytes, 2);
+    let f = flow(bytes, 2);
+    let mut c = MrcConfig::for_flow(&nic(), SprayMode::Mrc, &f, &path());
+    c.start_psn = 0xFF_FE80; // the transfer crosses the 2^24 PSN wrap
+    let mut n = Net::new(
+        MrcRequester::new(&c, &f),
+        MrcResponder::new(&c, &f, c.region(bytes)),
+        2,
+    );
     n.imp = Impair {
         drop_data_every: 37,
         drop_ctl_every: 13,
@@ -1111,4 +1118,39 @@ fn transport_names_and_endpoints() {
     let (mut z, _) = t.connect(&flow(0, 1), &path());
     z.handle_timeout(US);
     assert_eq!(z.stats().completed_at, Some(US));
+}
+
+/// Endpoint cost without a network: data straight to the responder, responses straight
+/// back, 2 planes, 1 GB. `cargo test --release -p mrc-model perf -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn perf_endpoints_packets_per_second() {
+    let cfg = nic();
+    let bytes = 1 << 30;
+    let t = MrcTransport::new(cfg, SprayMode::Mrc);
+    let (mut q, mut r) = t.endpoints(&flow(bytes, 1), &path());
+    let t0 = std::time::Instant::now();
+    let mut now = US;
+    let mut pkts = 0u64;
+    while !q.done() {
+        now += 100 * NS;
+        if q.poll_timeout().is_some_and(|t| t <= now) {
+            q.handle_timeout(now);
+        }
+        for plane in 0..2 {
+            if let Some(p) = q.poll_transmit(now, plane) {
+                pkts += 1;
+                r.handle_packet(now, p);
+            }
+            while let Some(a) = r.poll_transmit(now, plane) {
+                q.handle_packet(now + 2 * US, a);
+            }
+        }
+    }
+    let dt = t0.elapsed().as_secs_f64();
+    eprintln!(
+        "{pkts} data packets in {dt:.3} s: {:.2} M packets/s (requester + responder)",
+        pkts as f64 / dt / 1e6
+    );
+    assert_eq!(r.stats().bytes_delivered, bytes);
 }
