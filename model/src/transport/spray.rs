@@ -429,7 +429,7 @@ impl EvSprayer {
     /// An ASSUMED_BAD EV of `plane` whose probe is due at `now`, rescheduled one
     /// `probe_interval` later (a lost probe is simply repeated).
     pub fn probe_due(&mut self, now: Ps, plane: u8) -> Option<usize> {
-        if now < self.next_probe_min {
+        if now < self.next_probe_min || plane as usize >= self.usable.len() {
             return None;
         }
         let base = plane as usize * self.per_plane;
@@ -540,6 +540,9 @@ mod tests {
         }
         assert_eq!(s.pick(0, 0), None);
         assert!(s.pick(0, 1).is_some());
+        assert_eq!(s.pick(0, 2), None, "no such plane");
+        assert_eq!(s.probe_due(Ps::MAX - 1, 2), None);
+        assert!(s.probe_due(US, 0).is_some());
     }
 
     #[test]
