@@ -43,6 +43,7 @@ fn flow(bytes: u64, seed: u64) -> FlowSpec {
         bytes,
         start: US,
         seed,
+        after: None,
     }
 }
 
