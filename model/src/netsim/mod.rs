@@ -24,6 +24,7 @@
 pub mod config;
 pub mod endpoint;
 pub mod packet;
+pub mod queue;
 pub mod results;
 pub mod topology;
 
