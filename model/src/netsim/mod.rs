@@ -26,6 +26,7 @@ pub mod endpoint;
 pub mod packet;
 pub mod queue;
 pub mod results;
+pub mod sim;
 pub mod topology;
 
 /// Simulated time in picoseconds.
