@@ -23,6 +23,7 @@
 
 pub mod config;
 pub mod endpoint;
+pub mod events;
 pub mod packet;
 pub mod queue;
 pub mod results;

@@ -28,11 +28,9 @@
 //! independent check (the link's last down time against the packet's transmission start)
 //! counts `delivered_over_down_link`, which must stay 0.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use super::config::{FaultKind, SimConfig};
 use super::endpoint::{Endpoint, EndpointStats, PathInfo, Transport};
+use super::events::EventQueue;
 use super::packet::DATA_HEADER_BYTES;
 use super::queue::{unit, Arena, Enqueued, PortQueue, DOOMED};
 use super::results::{Drops, FlowResult, Ledger, RunResult, Series, Summary};
@@ -47,14 +45,7 @@ const PROGRESS_MASK: u64 = (1 << 14) - 1;
 /// "Never" / "none" for times.
 const NEVER: Ps = Ps::MAX;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct Event {
-    at: Ps,
-    seq: u64,
-    /// Kind in the low 3 bits, the object id above.
-    what: u64,
-}
-
+// Event kinds: the low 3 bits of `Event::what`, the object id above.
 const ARRIVE: u64 = 0;
 const PORT_FREE: u64 = 1;
 const TIMER: u64 = 2;
@@ -88,8 +79,7 @@ pub struct Sim<'t> {
     cfg: SimConfig,
     transport: &'t dyn Transport,
     now: Ps,
-    seq: u64,
-    heap: BinaryHeap<Reverse<Event>>,
+    queue: EventQueue,
     arena: Arena,
     links: Vec<LinkState>,
     rng: SplitMix64,
@@ -165,8 +155,7 @@ impl<'t> Sim<'t> {
             rng: SplitMix64::new(cfg.seed),
             transport,
             now: 0,
-            seq: 0,
-            heap: BinaryHeap::new(),
+            queue: EventQueue::new(),
             arena: Arena::new(),
             links,
             eps: (0..2 * nflows).map(|_| None).collect(),
@@ -216,14 +205,13 @@ impl<'t> Sim<'t> {
         let (stop_at, nflows) = (self.cfg.stop_at, self.cfg.flows.len());
         progress(0, stop_at, 0);
         while self.done < nflows {
-            let Some(&Reverse(ev)) = self.heap.peek() else {
+            let Some(ev) = self.queue.pop() else {
                 break;
             };
             if ev.at > stop_at {
                 self.now = stop_at.max(self.now);
                 break;
             }
-            self.heap.pop();
             self.now = ev.at;
             self.events += 1;
             let id = ev.what >> 3;
@@ -248,12 +236,7 @@ impl<'t> Sim<'t> {
     }
 
     fn push(&mut self, at: Ps, kind: u64, id: u64) {
-        self.seq += 1;
-        self.heap.push(Reverse(Event {
-            at,
-            seq: self.seq,
-            what: kind | id << 3,
-        }));
+        self.queue.push(at, kind | id << 3);
     }
 
     // ---- links and switches ------------------------------------------------------------
@@ -577,7 +560,7 @@ impl<'t> Sim<'t> {
         let len = self.now - self.last_sample;
         self.sample(len);
         // Only keep ticking while something else can still happen.
-        if !self.heap.is_empty() {
+        if !self.queue.is_empty() {
             self.push(self.now + self.cfg.sample_interval, SAMPLE, 0);
         }
     }
