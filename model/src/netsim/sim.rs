@@ -28,6 +28,8 @@
 //! independent check (the link's last down time against the packet's transmission start)
 //! counts `delivered_over_down_link`, which must stay 0.
 
+use std::collections::VecDeque;
+
 use super::config::{FaultKind, SimConfig};
 use super::endpoint::{Endpoint, EndpointStats, PathInfo, Transport};
 use super::events::EventQueue;
@@ -87,9 +89,12 @@ pub struct Sim<'t> {
     eps: Vec<Option<Box<dyn Endpoint>>>,
     /// Time of the earliest pending timer event per endpoint (`NEVER`: none).
     timer_at: Vec<Ps>,
-    host_eps: Vec<Vec<u32>>,
-    /// Round-robin cursor into `host_eps`.
-    host_rr: Vec<u32>,
+    /// Per host, the endpoints that may want to transmit, in round-robin order. An
+    /// endpoint's readiness changes only inside a call into it (or through its deadline,
+    /// which leads to `handle_timeout`), so one check after each call keeps this exact
+    /// and a poll never walks idle QPs (hosts with thousands of connections stay cheap).
+    ready: Vec<VecDeque<u32>>,
+    in_ready: Vec<bool>,
     flow_done: Vec<bool>,
     done: usize,
     started: Vec<u32>,
@@ -160,8 +165,8 @@ impl<'t> Sim<'t> {
             links,
             eps: (0..2 * nflows).map(|_| None).collect(),
             timer_at: vec![NEVER; 2 * nflows],
-            host_eps: vec![Vec::new(); hosts],
-            host_rr: vec![0; hosts],
+            ready: vec![VecDeque::new(); hosts],
+            in_ready: vec![false; 2 * nflows],
             flow_done: vec![false; nflows],
             done: 0,
             started: Vec::new(),
@@ -380,40 +385,49 @@ impl<'t> Sim<'t> {
         };
         ep.handle_packet(self.now, pkt);
         self.update_timer(e, false);
+        self.mark_ready(e, host);
         if !responder {
             self.check_done(f);
         }
         self.poll_host(host);
     }
 
-    /// Offer every idle NIC port of `host` to its endpoints, round robin.
-    fn poll_host(&mut self, host: u32) {
-        let n = self.host_eps[host as usize].len();
-        if n == 0 {
-            return;
+    /// After a call into endpoint `e` (on `host`): queue it for the NIC if it wants to send.
+    fn mark_ready(&mut self, e: usize, host: u32) {
+        if !self.in_ready[e]
+            && self.eps[e]
+                .as_ref()
+                .is_some_and(|ep| ep.wants_transmit(self.now))
+        {
+            self.in_ready[e] = true;
+            self.ready[host as usize].push_back(e as u32);
         }
+    }
+
+    /// Offer every idle NIC port of `host` to its ready endpoints, round robin: the one that
+    /// sends goes to the back; one that no longer wants to send leaves the ring.
+    fn poll_host(&mut self, host: u32) {
+        let h = host as usize;
         for plane in 0..self.cfg.topology.planes {
-            let link = self.cfg.topology.nodes[host as usize].up[plane as usize];
+            if self.ready[h].is_empty() {
+                return;
+            }
+            let link = self.cfg.topology.nodes[h].up[plane as usize];
             if self.links[link as usize].busy_until > self.now {
                 continue;
             }
-            let start = self.host_rr[host as usize] as usize;
-            for i in 0..n {
-                let j = if start + i >= n {
-                    start + i - n
-                } else {
-                    start + i
-                };
-                let e = self.host_eps[host as usize][j] as usize;
-                let ep = self.eps[e].as_mut().expect("listed endpoints exist");
+            for _ in 0..self.ready[h].len() {
+                let e = self.ready[h].pop_front().expect("non-empty") as usize;
+                let ep = self.eps[e].as_mut().expect("ready endpoints exist");
                 if !ep.wants_transmit(self.now) {
+                    self.in_ready[e] = false;
                     continue;
                 }
                 let out = ep.poll_transmit(self.now, plane);
                 self.update_timer(e, false);
+                self.ready[h].push_back(e as u32);
                 if let Some(pkt) = out {
                     debug_assert_eq!(pkt.src, host, "endpoint sent with a foreign src");
-                    self.host_rr[host as usize] = ((j + 1) % n) as u32;
                     self.ledger.sent += 1;
                     let slot = self.arena.insert(pkt);
                     self.start_tx(link, slot);
@@ -455,7 +469,6 @@ impl<'t> Sim<'t> {
             }
             Some(_) => ep.handle_timeout(now),
         }
-        self.update_timer(e, true);
         let f = e / 2;
         let host = if e & 1 == 0 {
             self.check_done(f);
@@ -463,7 +476,10 @@ impl<'t> Sim<'t> {
         } else {
             self.cfg.flows[f].dst
         };
+        self.mark_ready(e, host);
         self.poll_host(host);
+        // After the poll: a pacing gate that opened and was used has moved its deadline on.
+        self.update_timer(e, true);
     }
 
     fn check_done(&mut self, f: usize) {
@@ -495,11 +511,11 @@ impl<'t> Sim<'t> {
         let (req, resp) = self.transport.connect(flow, &path);
         self.eps[2 * f] = Some(req);
         self.eps[2 * f + 1] = Some(resp);
-        self.host_eps[src as usize].push(2 * f as u32);
-        self.host_eps[dst as usize].push(2 * f as u32 + 1);
         self.started.push(f as u32);
         self.update_timer(2 * f, false);
         self.update_timer(2 * f + 1, false);
+        self.mark_ready(2 * f, src);
+        self.mark_ready(2 * f + 1, dst);
         self.check_done(f);
         self.poll_host(src);
         if dst != src {

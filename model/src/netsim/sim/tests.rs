@@ -315,10 +315,12 @@ impl Transport for Reliable {
     }
 }
 
-/// Sends each packet once, as fast as the port allows, on EV = PSN; "completes" `linger`
-/// after the last send so the network can drain.
+/// Sends each packet once on EV = PSN, as fast as the port allows or one every `gap`
+/// (paced: readiness changes with time alone, announced through `poll_timeout`);
+/// "completes" `linger` after the last send so the network can drain.
 pub struct Blast {
     pub linger: Ps,
+    pub gap: Ps,
 }
 
 struct BlastTx {
@@ -326,6 +328,10 @@ struct BlastTx {
     n: u32,
     next: u32,
     linger: Ps,
+    gap: Ps,
+    next_at: Ps,
+    /// The pacing gate is closed until `next_at` (a deadline only while it is).
+    gated: bool,
     deadline: Option<Ps>,
     st: EndpointStats,
 }
@@ -334,11 +340,13 @@ impl Endpoint for BlastTx {
     fn handle_packet(&mut self, _now: Ps, _pkt: Packet) {}
 
     fn poll_transmit(&mut self, now: Ps, plane: u8) -> Option<Packet> {
-        if self.next == self.n {
+        if self.next == self.n || now < self.next_at {
             return None;
         }
         let psn = self.next;
         self.next += 1;
+        self.next_at = now + self.gap;
+        self.gated = self.gap > 0;
         self.st.data_sent += 1;
         if self.next == self.n {
             self.deadline = Some(now + self.linger);
@@ -346,15 +354,21 @@ impl Endpoint for BlastTx {
         Some(data_pkt(&self.flow, now, plane, psn, psn, false))
     }
 
-    fn wants_transmit(&self, _now: Ps) -> bool {
-        self.next < self.n
+    fn wants_transmit(&self, now: Ps) -> bool {
+        self.next < self.n && now >= self.next_at
     }
 
     fn poll_timeout(&self) -> Option<Ps> {
+        if self.gated && self.next < self.n {
+            return Some(self.next_at);
+        }
         self.deadline
     }
 
     fn handle_timeout(&mut self, now: Ps) {
+        if self.next_at <= now {
+            self.gated = false;
+        }
         if self.deadline.is_some_and(|d| d <= now) {
             self.deadline = None;
             self.st.completed_at = Some(now);
@@ -377,6 +391,9 @@ impl Transport for Blast {
             n: n_pkts(flow.bytes),
             next: 0,
             linger: self.linger,
+            gap: self.gap,
+            next_at: flow.start,
+            gated: false,
             deadline: None,
             st: EndpointStats::default(),
         };
@@ -653,7 +670,10 @@ fn static_routing_loses_what_hashes_onto_a_dead_link_and_rerouting_stops_it() {
         doomed > n as u64 / 4 && doomed < 3 * n as u64 / 4,
         "{doomed}"
     );
-    let blast = Blast { linger: 20 * US };
+    let blast = Blast {
+        linger: 20 * US,
+        gap: 0,
+    };
     let r = Sim::run_to_end(cfg, &blast);
     check_network(&r);
     assert_eq!(r.drops.link_down, doomed);
@@ -732,6 +752,46 @@ fn a_last_hop_incast_marks_only_with_ecn_last_hop_and_trims_last_hop() {
     assert!(r.ledger.trimmed > 0);
     let r = incast(shape, &[1, 2, 3], true, true);
     assert!(r.ledger.ecn_marked > 0);
+}
+
+#[test]
+fn a_paced_sender_is_woken_by_its_deadline_alone() {
+    let cfg = config(k4(), vec![flow(0, 0, 15, 20 * MTU, 3 * US)], 10);
+    let t = Blast {
+        linger: 10 * US,
+        gap: 2 * US,
+    };
+    let r = Sim::run_to_end(cfg, &t);
+    check_network(&r);
+    assert_eq!(r.flows[0].bytes_delivered, 20 * MTU);
+    // Sent at 3, 5, ..., 41 µs; done 10 µs after the last send.
+    assert_eq!(r.end_us, 51.0);
+    // One packet in the network at a time, never queued: per packet one arrival per hop
+    // (6) and one NIC port-free; plus the flow start, 19 pacing timers, the linger timer
+    // and 5 samples.
+    assert_eq!(r.events, 1 + 20 * 7 + 19 + 1 + 5);
+}
+
+#[test]
+fn all_to_all_with_many_connections_per_host_completes() {
+    let mut flows = Vec::new();
+    for s in 0..16 {
+        for d in 0..16 {
+            if s != d {
+                flows.push(flow(
+                    flows.len() as u32,
+                    s,
+                    d,
+                    24 * 1024,
+                    (s + d) as u64 * NS,
+                ));
+            }
+        }
+    }
+    let cfg = config(k4(), flows, 12);
+    let r = Sim::run_to_end(cfg, &Reliable::default());
+    check_invariants(&r);
+    assert_eq!(r.finished, 240);
 }
 
 #[test]
