@@ -17,16 +17,23 @@
 //!  RunResult: FCTs, goodput, retransmits, trims, NACKs, timeouts, drops, time series
 //! ```
 //!
+//! The engine is [`sim::Sim`] (`Sim::new(cfg, &transport).run(&mut progress)` or
+//! `Sim::run_to_end`); switch output ports and the packet arena are in [`queue`], the
+//! calendar event queue in [`events`].
+//!
 //! Time is integer picoseconds ([`Ps`]) everywhere, so serialisation at any link rate is
 //! exact enough (a 64-byte header at 800 Gb/s is 640 ps) and runs are bit-reproducible.
 //! Endpoints (`crate::transport`) see time only as the `now` argument.
 
 pub mod config;
 pub mod endpoint;
+pub mod events;
 pub mod packet;
+pub mod queue;
 pub mod report;
 pub mod results;
 pub mod scenario;
+pub mod sim;
 pub mod topology;
 pub mod traffic;
 

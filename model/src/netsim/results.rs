@@ -67,6 +67,33 @@ pub struct Drops {
     pub queue_full: u64,
 }
 
+impl Drops {
+    pub fn total(&self) -> u64 {
+        self.link_down + self.random_loss + self.queue_full
+    }
+}
+
+/// The network's own packet ledger: every packet a NIC put on the wire was delivered to a
+/// host, dropped (by cause, in [`Drops`]) or is still in the network when the run ends, so
+/// `sent == delivered + drops.total() + in_flight`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Ledger {
+    pub sent: u64,
+    pub delivered: u64,
+    pub in_flight: u64,
+    /// CE marks switches set (at dequeue).
+    pub ecn_marked: u64,
+    /// Data packets switches trimmed to a header.
+    pub trimmed: u64,
+}
+
+impl Ledger {
+    /// Does every packet sent have an outcome?
+    pub fn balances(&self, drops: &Drops) -> bool {
+        self.sent == self.delivered + drops.total() + self.in_flight
+    }
+}
+
 /// Time series sampled every `bucket_us`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct Series {
@@ -102,6 +129,8 @@ pub struct RunResult {
     pub timeouts: u64,
     pub bytes_lost: u64,
     pub drops: Drops,
+    /// Packets sent / delivered / in flight, marks and trims, as the network counted them.
+    pub ledger: Ledger,
     /// Packets that arrived at a host over a link that was down at the time (must be 0).
     pub delivered_over_down_link: u64,
     /// Simulated time at the end, µs.
