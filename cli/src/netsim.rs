@@ -30,6 +30,9 @@ pub struct Run {
     pub hops_per_s: f64,
     /// Goodput recovery after the scenario's first fault (None without faults).
     pub recovery: Option<Recovery>,
+    /// Flows that lost packets to a down link, and their own goodput's recovery.
+    pub hit_flows: usize,
+    pub hit_recovery: Option<Recovery>,
     /// Incast victim's throughput, Gb/s.
     pub victim_gbps: Option<f64>,
     /// Mean per-flow throughput / NIC line rate.
@@ -133,6 +136,10 @@ pub fn run_scenario(
                     hops_per_s: r.packet_hops as f64 / wall.max(1e-9),
                     recovery: first_fault_us
                         .and_then(|at| report::recovery(&r.series, at, 100.0, 0.95)),
+                    hit_flows: report::hit_by_link_faults(&r).len(),
+                    hit_recovery: first_fault_us.and_then(|at| {
+                        report::recovery_of(&r, &report::hit_by_link_faults(&r), at, 100.0, 0.95)
+                    }),
                     victim_gbps: victim.and_then(|v| report::flow_gbps(&r, v)),
                     flow_rate_fraction: report::mean_flow_gbps(&r) / line,
                     result: r,
@@ -207,6 +214,16 @@ pub fn table(s: &Scenario, runs: &[Run]) -> String {
             let _ = write!(
                 extra,
                 "; goodput {:.0} Gb/s before the fault, dip {:.0}, back to >= 95 % after {} us",
+                rc.before_gbps,
+                rc.dip_gbps,
+                opt(rc.after_us, 1)
+            );
+        }
+        if let Some(rc) = r.hit_recovery {
+            let _ = write!(
+                extra,
+                "; the {} flows that lost packets to a down link: {:.0} Gb/s before, dip {:.0}, back to >= 95 % after {} us",
+                r.hit_flows,
                 rc.before_gbps,
                 rc.dip_gbps,
                 opt(rc.after_us, 1)
@@ -550,13 +567,13 @@ pub fn write_outputs(out: &Path, s: &Scenario, runs: &[Run], table_text: &str) -
             serde_json::to_string_pretty(runs)?,
         )?;
         let mut sum = String::from(
-            "transport,seed,finished,failed,fct_min_us,fct_p50_us,fct_p99_us,fct_max_us,slowdown_p99,goodput_gbps,retransmits,trims,nacks,timeouts,bytes_lost,drops_link_down,drops_random,drops_queue,recovery_us,victim_gbps,events,packet_hops,wall_s,hash\n",
+            "transport,seed,finished,failed,fct_min_us,fct_p50_us,fct_p99_us,fct_max_us,slowdown_p99,goodput_gbps,retransmits,trims,nacks,timeouts,bytes_lost,drops_link_down,drops_random,drops_queue,recovery_us,hit_flows,hit_recovery_us,victim_gbps,events,packet_hops,wall_s,hash\n",
         );
         for r in runs {
             let x = &r.result;
             let _ = writeln!(
                 sum,
-                "{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.4},{:.3},{},{},{},{},{},{},{},{},{},{},{},{},{:.3},{:016x}",
+                "{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.4},{:.3},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3},{:016x}",
                 r.transport,
                 r.seed,
                 x.finished,
@@ -576,6 +593,8 @@ pub fn write_outputs(out: &Path, s: &Scenario, runs: &[Run], table_text: &str) -
                 x.drops.random_loss,
                 x.drops.queue_full,
                 r.recovery.and_then(|v| v.after_us).map_or(String::new(), |v| format!("{v:.1}")),
+                r.hit_flows,
+                r.hit_recovery.and_then(|v| v.after_us).map_or(String::new(), |v| format!("{v:.1}")),
                 r.victim_gbps.map_or(String::new(), |v| format!("{v:.3}")),
                 x.events,
                 x.packet_hops,

@@ -49,6 +49,43 @@ pub fn recovery(series: &Series, at_us: f64, window_us: f64, frac: f64) -> Optio
     })
 }
 
+/// Goodput recovery of a subset of flows (e.g. those that lost packets to the failed link),
+/// from the per-flow series; None when the run kept no per-flow series or `flows` is empty.
+pub fn recovery_of(
+    r: &RunResult,
+    flows: &[u32],
+    at_us: f64,
+    window_us: f64,
+    frac: f64,
+) -> Option<Recovery> {
+    let per = &r.series.flow_goodput_gbps;
+    if per.is_empty() || flows.is_empty() {
+        return None;
+    }
+    let n = per.iter().map(Vec::len).max().unwrap_or(0);
+    let mut sum = vec![0.0f64; n];
+    for &f in flows {
+        for (i, &g) in per.get(f as usize)?.iter().enumerate() {
+            sum[i] += f64::from(g);
+        }
+    }
+    let s = Series {
+        bucket_us: r.series.bucket_us,
+        goodput_gbps: sum,
+        ..Default::default()
+    };
+    recovery(&s, at_us, window_us, frac)
+}
+
+/// Flows that lost at least one packet to a down link.
+pub fn hit_by_link_faults(r: &RunResult) -> Vec<u32> {
+    r.flows
+        .iter()
+        .filter(|f| f.link_down_drops > 0)
+        .map(|f| f.id)
+        .collect()
+}
+
 /// Throughput of one flow over its lifetime, Gb/s (None if unfinished).
 pub fn flow_gbps(r: &RunResult, id: u32) -> Option<f64> {
     let f = r.flows.iter().find(|f| f.id == id)?;

@@ -54,6 +54,8 @@ pub struct FlowResult {
     pub timeouts: u64,
     pub nacks: u64,
     pub trims: u64,
+    /// Packets of this flow (data or control) lost to a down link.
+    pub link_down_drops: u64,
 }
 
 /// Packets the network lost, by cause.
@@ -106,6 +108,10 @@ pub struct Series {
     /// Traced flows: (flow id, cwnd bytes per bucket, rate Mb/s per bucket).
     pub cwnd: Vec<(u32, Vec<u64>)>,
     pub rate_mbps: Vec<(u32, Vec<u64>)>,
+    /// Per flow (index = flow id): goodput per bucket, Gb/s; empty for runs of more than
+    /// `sim::FLOW_SERIES_MAX` flows. Not serialised (large); `report::recovery_of` uses it.
+    #[serde(skip)]
+    pub flow_goodput_gbps: Vec<Vec<f32>>,
 }
 
 /// Everything a run reports.

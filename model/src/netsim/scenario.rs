@@ -43,6 +43,10 @@ pub const BUILTINS: &[(&str, &str)] = &[
         include_str!("../../scenarios/core_link_failure.toml"),
     ),
     (
+        "core_link_failure_reroute",
+        include_str!("../../scenarios/core_link_failure_reroute.toml"),
+    ),
+    (
         "random_loss_0.1",
         include_str!("../../scenarios/random_loss_0.1.toml"),
     ),

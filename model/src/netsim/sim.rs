@@ -46,6 +46,8 @@ pub const MTU_PAYLOAD: u32 = 4096;
 const PROGRESS_MASK: u64 = (1 << 14) - 1;
 /// "Never" / "none" for times.
 const NEVER: Ps = Ps::MAX;
+/// Per-flow goodput series are kept up to this many flows (flows x buckets of f32).
+pub const FLOW_SERIES_MAX: usize = 4096;
 
 // Event kinds: the low 3 bits of `Event::what`, the object id above.
 const ARRIVE: u64 = 0;
@@ -109,6 +111,10 @@ pub struct Sim<'t> {
     fabric: Vec<Vec<LinkId>>,
     last_sample: Ps,
     last_delivered: u64,
+    /// Per flow: packets (either direction) lost to a down link.
+    flow_link_down: Vec<u64>,
+    /// Per flow: bytes delivered at the last sample (per-flow series, small runs only).
+    flow_last_delivered: Vec<u64>,
     ran: bool,
     /// Flows waiting on each flow (`FlowSpec::after`).
     dependents: Vec<Vec<u32>>,
@@ -182,6 +188,12 @@ impl<'t> Sim<'t> {
             fabric,
             last_sample: 0,
             last_delivered: 0,
+            flow_link_down: vec![0; nflows],
+            flow_last_delivered: if nflows <= FLOW_SERIES_MAX {
+                vec![0; nflows]
+            } else {
+                Vec::new()
+            },
             ran: false,
             dependents: {
                 let mut d = vec![Vec::new(); nflows];
@@ -326,8 +338,7 @@ impl<'t> Sim<'t> {
         let (link, epoch, tx_start) = self.arena.wire(slot);
         let ls = &self.links[link as usize];
         if epoch != ls.epoch {
-            self.arena.remove(slot);
-            self.drops.link_down += 1;
+            self.lose_to_link_down(slot);
             return;
         }
         if ls.loss > 0.0 && unit(&mut self.rng) < ls.loss {
@@ -343,6 +354,14 @@ impl<'t> Sim<'t> {
             self.deliver(slot, to);
         } else {
             self.forward(slot, to);
+        }
+    }
+
+    fn lose_to_link_down(&mut self, slot: u32) {
+        let qp = self.arena.remove(slot).qp as usize;
+        self.drops.link_down += 1;
+        if let Some(c) = self.flow_link_down.get_mut(qp) {
+            *c += 1;
         }
     }
 
@@ -366,8 +385,7 @@ impl<'t> Sim<'t> {
         pkt.hops = pkt.hops.saturating_add(1);
         let ls = &mut self.links[out as usize];
         if ls.down_since != NEVER {
-            self.arena.remove(slot);
-            self.drops.link_down += 1;
+            self.lose_to_link_down(slot);
             return;
         }
         let to_host = self.cfg.topology.links[out as usize].to_host;
@@ -629,6 +647,18 @@ impl<'t> Sim<'t> {
             .sum();
         let bytes = delivered - self.last_delivered;
         self.last_delivered = delivered;
+        if !self.flow_last_delivered.is_empty() {
+            if self.series.flow_goodput_gbps.is_empty() {
+                self.series.flow_goodput_gbps = vec![Vec::new(); self.cfg.flows.len()];
+            }
+            for f in 0..self.cfg.flows.len() {
+                let d = self.stats(2 * f + 1).bytes_delivered;
+                let b = d - self.flow_last_delivered[f];
+                self.flow_last_delivered[f] = d;
+                self.series.flow_goodput_gbps[f]
+                    .push((b as f64 * 8.0 * 1000.0 / len.max(1) as f64) as f32);
+            }
+        }
         let s = &mut self.series;
         s.goodput_gbps
             .push(bytes as f64 * 8.0 * 1000.0 / len.max(1) as f64);
@@ -702,6 +732,7 @@ impl<'t> Sim<'t> {
                 timeouts: req.timeouts,
                 nacks: req.nacks_trimmed + req.nacks_other,
                 trims: resp.trims_received,
+                link_down_drops: self.flow_link_down[f],
             });
         }
         let fcts: Vec<f64> = flows.iter().filter_map(|f| f.fct_us).collect();
@@ -784,6 +815,7 @@ fn run_hash(r: &RunResult) -> u64 {
             f.timeouts,
             f.nacks,
             f.trims,
+            f.link_down_drops,
         ] {
             h.u64(x);
         }
