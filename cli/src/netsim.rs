@@ -219,6 +219,15 @@ pub fn table(s: &Scenario, runs: &[Run]) -> String {
                 opt(rc.after_us, 1)
             );
         }
+        if let (Some(at), Some(last)) = (x.timeline.first().map(|t| t.0), x.last_data_link_down_us)
+        {
+            let _ = write!(
+                extra,
+                "; data lost to down links: 90 % within {} us of the first fault, the last after {:.1} us",
+                opt(report::link_down_loss_span(&x.series, at, 0.9), 0),
+                last - at
+            );
+        }
         if let Some(rc) = r.hit_recovery {
             let _ = write!(
                 extra,
@@ -447,6 +456,11 @@ pub fn plots(s: &Scenario, runs: &[Run]) -> Result<Vec<(String, String)>, Fail> 
     let mut cwnd = Vec::new();
     for r in &first {
         let se = &r.result.series;
+        // RoCE reports its fixed go-back-N window here; its congestion response is the
+        // DCQCN rate (rate.svg).
+        if r.transport.starts_with("roce") {
+            continue;
+        }
         for (id, v) in &se.cwnd {
             if v.iter().any(|&c| c > 0) {
                 let pts = v

@@ -16,7 +16,11 @@ pub struct Recovery {
 }
 
 /// Goodput recovery after a fault at `at_us`: the pre-fault level is the mean over
-/// `window_us` before it; recovery is the first two-bucket mean at or above `frac` of it.
+/// `window_us` before it. The goodput (two-bucket means) is watched for `window_us` after the
+/// fault: if it never falls below `frac` of the level, recovery is 0; otherwise it is the time
+/// from the fault to the first two-bucket mean back at or above `frac` after the first one
+/// below (None if it never comes back). `dip` is the lowest two-bucket mean in that window
+/// (and until recovery, if later).
 pub fn recovery(series: &Series, at_us: f64, window_us: f64, frac: f64) -> Option<Recovery> {
     let b = series.bucket_us;
     let g = &series.goodput_gbps;
@@ -25,21 +29,35 @@ pub fn recovery(series: &Series, at_us: f64, window_us: f64, frac: f64) -> Optio
     }
     let first = ((at_us - window_us) / b).ceil().max(0.0) as usize;
     let last = (at_us / b).floor() as usize; // buckets [first, last) end at or before the fault
-    if last <= first || last > g.len() {
+    if last <= first || last + 1 >= g.len() {
         return None;
     }
     let before = g[first..last].iter().sum::<f64>() / (last - first) as f64;
+    let thr = frac * before;
+    let watch_end = ((at_us + window_us) / b).ceil() as usize;
+    let mean = |i: usize| (g[i] + g[i + 1]) / 2.0;
     let mut dip = f64::INFINITY;
+    let mut fell = false;
     let mut after = None;
     for i in last..g.len() - 1 {
-        let m = (g[i] + g[i + 1]) / 2.0;
-        dip = dip.min(m);
-        if m >= frac * before {
+        let m = mean(i);
+        if i <= watch_end || (fell && after.is_none()) {
+            dip = dip.min(m);
+        }
+        if !fell {
+            if m < thr {
+                fell = true;
+            } else if i > watch_end {
+                break;
+            }
+        } else if after.is_none() && m >= thr {
             after = Some(((i as f64 * b) - at_us).max(0.0));
-            break;
+            if i > watch_end {
+                break;
+            }
         }
     }
-    if dip >= frac * before {
+    if !fell {
         after = Some(0.0);
     }
     Some(Recovery {
@@ -84,6 +102,26 @@ pub fn hit_by_link_faults(r: &RunResult) -> Vec<u32> {
         .filter(|f| f.link_down_drops > 0)
         .map(|f| f.id)
         .collect()
+}
+
+/// Time from `at_us` until `frac` of the data packets lost to down links after it had been
+/// lost (bucket resolution): how long the transport kept sending into dead paths.
+pub fn link_down_loss_span(series: &Series, at_us: f64, frac: f64) -> Option<f64> {
+    let b = series.bucket_us;
+    let first = (at_us / b).floor() as usize;
+    let v = series.data_link_down_drops.get(first..)?;
+    let total: u64 = v.iter().sum();
+    if total == 0 {
+        return None;
+    }
+    let mut acc = 0;
+    for (i, &n) in v.iter().enumerate() {
+        acc += n;
+        if acc as f64 >= frac * total as f64 {
+            return Some(((first + i + 1) as f64 * b - at_us).max(0.0));
+        }
+    }
+    None
 }
 
 /// Throughput of one flow over its lifetime, Gb/s (None if unfinished).

@@ -102,6 +102,8 @@ pub struct Series {
     pub bucket_us: f64,
     /// Aggregate goodput (unique payload bytes delivered in the bucket), Gb/s.
     pub goodput_gbps: Vec<f64>,
+    /// Data packets lost to down links in the bucket.
+    pub data_link_down_drops: Vec<u64>,
     /// Per plane: fabric (switch-to-switch) link utilisation in the bucket, 0..1 (mean over
     /// the plane's fabric links that are up).
     pub plane_util: Vec<Vec<f64>>,
@@ -139,6 +141,9 @@ pub struct RunResult {
     pub ledger: Ledger,
     /// Packets that arrived at a host over a link that was down at the time (must be 0).
     pub delivered_over_down_link: u64,
+    /// When the last data packet was lost to a down link, µs: after it the transport sent
+    /// no more data into dead links (its bypass was complete).
+    pub last_data_link_down_us: Option<f64>,
     /// Simulated time at the end, µs.
     pub end_us: f64,
     pub events: u64,

@@ -33,7 +33,7 @@ use std::collections::VecDeque;
 use super::config::{FaultKind, SimConfig};
 use super::endpoint::{Endpoint, EndpointStats, PathInfo, Transport};
 use super::events::EventQueue;
-use super::packet::DATA_HEADER_BYTES;
+use super::packet::{Class, DATA_HEADER_BYTES};
 use super::queue::{unit, Arena, Enqueued, PortQueue, DOOMED};
 use super::results::{Drops, FlowResult, Ledger, RunResult, Series, Summary};
 use super::topology::LinkId;
@@ -111,6 +111,10 @@ pub struct Sim<'t> {
     fabric: Vec<Vec<LinkId>>,
     last_sample: Ps,
     last_delivered: u64,
+    /// When the last data packet was lost to a down link (probes and ACKs aside).
+    last_data_link_down: Option<Ps>,
+    /// Data packets lost to down links since the last sample.
+    bucket_data_link_down: u64,
     /// Per flow: packets (either direction) lost to a down link.
     flow_link_down: Vec<u64>,
     /// Per flow: bytes delivered at the last sample (per-flow series, small runs only).
@@ -189,6 +193,8 @@ impl<'t> Sim<'t> {
             last_sample: 0,
             last_delivered: 0,
             flow_link_down: vec![0; nflows],
+            last_data_link_down: None,
+            bucket_data_link_down: 0,
             flow_last_delivered: if nflows <= FLOW_SERIES_MAX {
                 vec![0; nflows]
             } else {
@@ -358,8 +364,13 @@ impl<'t> Sim<'t> {
     }
 
     fn lose_to_link_down(&mut self, slot: u32) {
-        let qp = self.arena.remove(slot).qp as usize;
+        let pkt = self.arena.remove(slot);
+        let qp = pkt.qp as usize;
         self.drops.link_down += 1;
+        if pkt.class == Class::Data {
+            self.last_data_link_down = Some(self.now);
+            self.bucket_data_link_down += 1;
+        }
         if let Some(c) = self.flow_link_down.get_mut(qp) {
             *c += 1;
         }
@@ -660,6 +671,8 @@ impl<'t> Sim<'t> {
             }
         }
         let s = &mut self.series;
+        s.data_link_down_drops.push(self.bucket_data_link_down);
+        self.bucket_data_link_down = 0;
         s.goodput_gbps
             .push(bytes as f64 * 8.0 * 1000.0 / len.max(1) as f64);
         for (plane, links) in self.fabric.iter().enumerate() {
@@ -767,6 +780,7 @@ impl<'t> Sim<'t> {
             drops: self.drops,
             ledger,
             delivered_over_down_link: self.delivered_over_down,
+            last_data_link_down_us: self.last_data_link_down.map(|t| t as f64 / US as f64),
             end_us: self.now as f64 / US as f64,
             events: self.events,
             packet_hops: self.hops,
