@@ -226,6 +226,7 @@ enum Cmd {
 }
 
 /// A failure with its exit code.
+#[derive(Debug)]
 struct Fail(u8, String);
 
 impl<E: std::fmt::Display> From<E> for Fail {

@@ -50,7 +50,7 @@ pub fn list() {
         let d = Scenario::from_toml(text)
             .map(|s| s.description)
             .unwrap_or_default();
-        println!("{name:<20} {d}");
+        println!("{name:<26} {d}");
     }
 }
 
@@ -649,7 +649,7 @@ pub fn netsim_cmd(
     out: Option<&Path>,
     json: bool,
 ) -> Result<(), Fail> {
-    let mut s = Scenario::load(scenario).map_err(|e| Fail(2, format!("scenario: {e}")))?;
+    let mut s = Scenario::load(scenario).map_err(|e| Fail(2, e.to_string()))?;
     if let Some(x) = seed {
         s.seed = x;
     }
@@ -676,4 +676,57 @@ pub fn netsim_cmd(
         println!("wrote {}", out_dir.display());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn smoke_runs_every_transport_and_writes_tables_csvs_and_plots() {
+        let s = Scenario::load("smoke").unwrap();
+        let runs = run_scenario(&s, &s.transports, &[s.seed, s.seed + 1], 2, false).unwrap();
+        assert_eq!(runs.len(), 2 * s.transports.len());
+        // Runs come back in (seed, transport) order whatever thread ran them.
+        assert_eq!(runs[0].transport, s.transports[0]);
+        assert_eq!(runs[1].transport, s.transports[1]);
+        assert_eq!(runs[2].seed, s.seed + 1);
+        assert!(runs
+            .iter()
+            .all(|r| r.result.finished == r.result.flows.len()));
+        assert!(runs.iter().all(|r| r.recovery.is_some()));
+        let text = table(&s, &runs);
+        assert!(text.contains("scenario smoke") && text.contains("roce"));
+        let out = std::env::temp_dir().join(format!("mrcgen-netsim-test-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&out);
+        write_outputs(&out, &s, &runs, &text).unwrap();
+        for f in [
+            "summary.txt",
+            "summary.csv",
+            "results.json",
+            "timeline.csv",
+            "goodput.svg",
+        ] {
+            assert!(out.join(f).exists(), "{f}");
+        }
+        let flows = fs::read_to_string(out.join(format!("flows-mrc-s{}.csv", s.seed))).unwrap();
+        assert_eq!(flows.lines().count(), 1 + 16);
+        let svg = fs::read_to_string(out.join("failure-timeline.svg")).unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("links down"));
+        // The same seed gives the same run, whichever thread ran it.
+        let again = run_scenario(&s, &s.transports[..1], &[s.seed], 1, false).unwrap();
+        assert_eq!(again[0].result.hash, runs[0].result.hash);
+        fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn unknown_transports_and_scenarios_are_refused_with_exit_2() {
+        let s = Scenario::load("smoke").unwrap();
+        let e = run_scenario(&s, &["tcp".into()], &[1], 1, false).unwrap_err();
+        assert_eq!(e.0, 2);
+        assert!(e.1.contains("mrc-mixed"), "{}", e.1);
+        let e = netsim_cmd("no_such", &[], None, 1, None, None, true).unwrap_err();
+        assert_eq!(e.0, 2);
+        assert!(e.1.contains("smoke"), "{}", e.1);
+    }
 }
