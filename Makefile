@@ -73,7 +73,7 @@ bench: deps
 
 # The network-simulator experiments of the README (MRC vs RoCEv2), in release; plots and
 # tables land in build/netsim/<scenario>/ and the README's plots are copied to docs/netsim/.
-EXPERIMENTS := permutation core_link_failure core_link_failure_reroute random_loss_0.1 random_loss_1 incast_victim plane_flaps
+EXPERIMENTS := permutation core_link_failure core_link_failure_reroute random_loss_0.1 random_loss_1 incast_victim plane_flaps t1_reboot
 experiments:
 	@mkdir -p docs/netsim
 	@for s in $(EXPERIMENTS); do \

@@ -70,6 +70,7 @@ pub const BUILTINS: &[(&str, &str)] = &[
         "ring_allreduce",
         include_str!("../../scenarios/ring_allreduce.toml"),
     ),
+    ("t1_reboot", include_str!("../../scenarios/t1_reboot.toml")),
     ("smoke", include_str!("../../scenarios/smoke.toml")),
 ];
 
