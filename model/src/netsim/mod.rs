@@ -37,6 +37,9 @@ pub mod sim;
 pub mod topology;
 pub mod traffic;
 
+#[cfg(test)]
+mod integration_tests;
+
 /// Simulated time in picoseconds.
 pub type Ps = u64;
 /// One nanosecond in [`Ps`].

@@ -66,6 +66,9 @@ struct Impair {
     dead: Vec<u32>,
     dead_from: Ps,
     dead_until: Ps,
+    /// Lose every ordinary SACK the responder sends once it holds the whole message (the
+    /// SACK that would complete the transfer); probe answers still get through.
+    drop_final_sacks: bool,
 }
 
 struct Net {
@@ -86,6 +89,9 @@ struct Net {
     /// Last time a data packet was sent on a dead EV while it was dead.
     last_dead_send: Option<Ps>,
     dead_sends: u64,
+    /// SACKs lost by `Impair::drop_final_sacks`, and when the first one was sent.
+    final_sacks_dropped: u64,
+    first_final_sack_at: Option<Ps>,
 }
 
 impl Net {
@@ -107,6 +113,8 @@ impl Net {
             n_ctl: 0,
             last_dead_send: None,
             dead_sends: 0,
+            final_sacks_dropped: 0,
+            first_final_sack_at: None,
         }
     }
 
@@ -152,8 +160,18 @@ impl Net {
             dead || every(self.imp.drop_data_every)
         } else {
             self.n_ctl += 1;
-            dead || (self.imp.drop_ctl_every != 0
-                && self.n_ctl.is_multiple_of(self.imp.drop_ctl_every))
+            let final_sack = self.imp.drop_final_sacks
+                && !to_rsp
+                && self.rsp.memory().is_complete()
+                && matches!(&p.body, Body::MrcSack(s) if s.probe_id.is_none());
+            if final_sack {
+                self.final_sacks_dropped += 1;
+                self.first_final_sack_at.get_or_insert(self.now);
+            }
+            final_sack
+                || dead
+                || (self.imp.drop_ctl_every != 0
+                    && self.n_ctl.is_multiple_of(self.imp.drop_ctl_every))
         };
         let e = usize::from(!to_rsp);
         let pl = p.plane as usize;
@@ -272,6 +290,100 @@ fn clean_transfer_with_reordering_delivers_every_byte_once() {
     let fct = done - US;
     eprintln!("clean FCT {} us, acks {}", fct / US, r.acks_sent);
     assert!(fct < 250 * US, "fct {fct}");
+}
+
+/// The SACK that would complete the transfer is lost. Everything has been sent, nothing is
+/// marked for retransmission and only a SACK can move the QP on: without the tail probe it
+/// would sit until the head's RTO. The probe (one header, `probe_interval` = 2 base RTTs
+/// after the last progress) is answered with a SACK of the responder's full state, which
+/// completes the transfer well inside the RTO.
+#[test]
+fn a_lost_final_sack_is_recovered_by_the_tail_probe_before_the_rto() {
+    let cfg = nic();
+    let rto = (1u64 << cfg.rto_exp) * 1024 * NS; // 16.4 us; the probe interval is 8 us
+    let bytes = 64 * 1024; // 16 packets, all sent within ~3 us of the start
+    let start = flow(bytes, 5).start;
+    // In order (no per-EV delay): the last packet to arrive is the one asking for an ACK, so
+    // the responder does send the final SACK, and the harness can lose exactly that one.
+    let in_order = |drop_final_sacks: bool| {
+        let mut n = Net::with(&cfg, SprayMode::Mrc, bytes, 5);
+        n.jitter = 0;
+        n.imp.drop_final_sacks = drop_final_sacks;
+        let done = n.run(10 * MS).expect("completes");
+        n.assert_delivered(bytes);
+        (n, done)
+    };
+
+    let (clean, clean_done) = in_order(false);
+    assert_eq!(
+        clean.req.counters.tail_probes, 0,
+        "{:?}",
+        clean.req.counters
+    );
+    assert_eq!(clean.req.stats().timeouts, 0);
+
+    let (n, done) = in_order(true);
+    let q = n.req.stats();
+    eprintln!(
+        "clean FCT {} ns; final SACK lost {} ns after the start; with the tail probe FCT {} ns, \
+         RTO {} ns; {q:?} {:?}",
+        clean_done - start,
+        n.first_final_sack_at.expect("a final SACK was sent") - start,
+        done - start,
+        rto,
+        n.req.counters
+    );
+    assert!(n.final_sacks_dropped >= 1, "the final SACK was lost");
+    assert!(done > clean_done, "the lost SACK cost something");
+    assert_eq!(q.timeouts, 0, "{q:?}");
+    assert_eq!(q.retransmits, 0, "a probe, not a retransmission: {q:?}");
+    assert!(
+        (1..=2).contains(&n.req.counters.tail_probes),
+        "{:?}",
+        n.req.counters
+    );
+    // Every RTO deadline is a send time + RTO >= start + RTO, so finishing before start + RTO
+    // means the probe beat every one of them. The margin to that bound is small (~40 ns with
+    // this config: RTO = 4 base RTTs, probe interval 2, and the probe waits for 2 base RTTs
+    // after the last *progress*); the real margin is the head's send delay after the start
+    // (~2-3 us). Scenario configs give the RTO more room (smoke: 65 us against 16 us).
+    assert!(
+        done < start + rto,
+        "done at {done}, start + RTO {}",
+        start + rto
+    );
+}
+
+/// With reordering the responder can coalesce the SACK that would complete the transfer:
+/// the last packet to *arrive* need not be the one with AckReq (that one was answered while
+/// a hole was still open), and the packet that fills the last hole is absorbed into a
+/// coalescing batch that never fills up. About half of these loss-free transfers end that
+/// way; the tail probe then refreshes the SACK, and one probe is always enough.
+///
+/// Known issue, tolerated here (not a loss of data, a loss of time): the tail probe is due
+/// `probe_interval` (8 us) after the last *progress*, while the head's RTO (16.4 us) runs
+/// from the head's *send*; when the unanswered packet is the head, later SACKs keep pushing
+/// the probe back and the RTO can fire first, a spurious timeout and retransmission with no
+/// loss at all (about 1 transfer in 3 at 64 KB, 1 in 6 at 1 MB over seeds 1..=30). Answering
+/// at once a packet that fills a hole (TCP's rule) would remove both the probe and the RTO.
+#[test]
+fn a_clean_reordered_transfer_needs_at_most_one_tail_probe() {
+    let mut probed = 0;
+    for seed in 1..=8 {
+        for bytes in [64 * 1024, 1024 * 1024 + 100] {
+            let mut n = Net::with(&nic(), SprayMode::Mrc, bytes, seed);
+            n.run(10 * MS).expect("completes");
+            n.assert_delivered(bytes);
+            let (q, c) = (n.req.stats(), n.req.counters);
+            assert!(c.tail_probes <= 1, "seed {seed}, {bytes} bytes: {c:?}");
+            assert!(q.timeouts <= 1 && q.retransmits <= 1, "seed {seed}: {q:?}");
+            probed += c.tail_probes;
+        }
+    }
+    assert!(
+        probed > 0,
+        "the coalesced last SACK is common: the probe path is exercised"
+    );
 }
 
 #[test]
