@@ -102,6 +102,8 @@ pub struct RequesterCounters {
     pub probe_answers: u64,
     /// Reliability probes sent at the tail to refresh a coalesced or lost SACK.
     pub tail_probes: u64,
+    /// Packets a tail probe's answer showed lost (retransmitted without waiting for the RTO).
+    pub tail_losses: u64,
 }
 
 /// What the requester did, for tests that compare it with the cycle models.
@@ -128,6 +130,8 @@ pub struct MrcRequester {
     nxt: u64,
     ev_of: Vec<u16>,
     deadline: Vec<Ps>,
+    /// When each slot's packet last went on the wire (the tail probe's loss rule).
+    sent_at: Vec<Ps>,
     acked: Vec<u64>,
     rtx: Vec<u64>,
     hole: Vec<u64>,
@@ -144,9 +148,11 @@ pub struct MrcRequester {
     tick_at: Ps,
     last_timer: Ps,
     /// When the tail probe is due: every packet sent, none to retransmit, some unacked, and
-    /// no progress for a probe interval (a coalesced or lost SACK would otherwise wait for
-    /// the RTO). Moved on by every send and every SACK that acks something.
+    /// a base RTT since the last send / half of one since the last progress (a coalesced or
+    /// lost SACK, or a lost last packet, would otherwise wait for the RTO).
     tail_probe_at: Ps,
+    /// The outstanding tail probe: (probe id, when it was sent).
+    tail_probe: Option<(u32, Ps)>,
     probe_seq: u32,
     started: bool,
     stats: EndpointStats,
@@ -172,6 +178,7 @@ impl MrcRequester {
             nxt: 0,
             ev_of: vec![0; w],
             deadline: vec![0; w],
+            sent_at: vec![0; w],
             acked: vec![0; words],
             rtx: vec![0; words],
             hole: vec![0; words],
@@ -186,6 +193,7 @@ impl MrcRequester {
             tick_at: 0,
             last_timer: 0,
             tail_probe_at: Ps::MAX,
+            tail_probe: None,
             probe_seq: 0,
             started: false,
             stats: EndpointStats::default(),
@@ -325,8 +333,9 @@ impl MrcRequester {
     }
 
     fn data_packet(&mut self, now: Ps, plane: u8, idx: u64, ev: usize, rtx: bool) -> Packet {
-        self.tail_probe_at = now + self.c.probe_interval;
+        self.tail_probe_at = now + self.c.base_rtt;
         let s = self.slot(idx);
+        self.sent_at[s] = now;
         let len = self.len_of(idx);
         self.ev_of[s] = ev as u16;
         self.deadline[s] = self.deadline_for(now, idx);
@@ -443,6 +452,29 @@ impl MrcRequester {
             }
         }
 
+        // Tail loss: the answer to a tail probe was sent after the probe arrived, so a packet
+        // sent a base RTT or more before the probe and still not received is lost (TCP's tail
+        // loss probe). Small flows never reach the hole threshold; this is their fast repair.
+        if let (Some(id), Some((tid, sent))) = (s.probe_id, self.tail_probe) {
+            if id == tid {
+                self.tail_probe = None;
+                for idx in una0..self.nxt {
+                    let sl = self.slot(idx);
+                    if get(&self.acked, sl)
+                        || get(&self.rtx, sl)
+                        || self.sent_at[sl] + self.c.base_rtt > sent
+                    {
+                        continue;
+                    }
+                    if self.mark_rtx(idx) {
+                        self.counters.tail_losses += 1;
+                        let ev = self.ev_of[sl] as usize;
+                        self.feedback(now, ev, FeedbackKind::Timeout, true);
+                    }
+                }
+            }
+        }
+
         // Holes: unacked packets more than the threshold below the highest SACKed PSN.
         let thr = i64::from(self.c.nic.rtx_ooo_threshold);
         let high_rel = if s.bitmap != 0 {
@@ -479,7 +511,7 @@ impl MrcRequester {
 
         self.stats.bytes_acked += newly;
         if newly > 0 {
-            self.tail_probe_at = now + self.c.probe_interval;
+            self.tail_probe_at = self.tail_probe_at.max(now + self.c.base_rtt / 2);
         }
         if s.probe_id.is_none() || newly > 0 {
             let rtt_ns = if s.probe_id.is_some() {
@@ -589,7 +621,11 @@ impl Endpoint for MrcRequester {
             if let Some(ev) = self.spray.pick(now, plane) {
                 self.tail_probe_at = now + self.c.probe_interval;
                 self.counters.tail_probes += 1;
-                return Some(self.probe(now, plane, ev));
+                let p = self.probe(now, plane, ev);
+                if let Body::MrcProbe(MrcProbe { probe_id }) = p.body {
+                    self.tail_probe = Some((probe_id, now));
+                }
+                return Some(p);
             }
         }
         if self.rtx_pending > 0 {
