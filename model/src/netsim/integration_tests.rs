@@ -178,9 +178,9 @@ fn a_run_is_a_function_of_its_scenario_and_seed() {
 #[test]
 fn smoke_counters_are_pinned() {
     // (transport, finished, failed, retransmits, trims, timeouts, bytes_lost,
-    //  drops.link_down, FCT p99 in units of 0.1 us). MRC: retransmits == timeouts, because a
-    // 64-packet flow never has a SACKed PSN more than rtx_ooo_threshold (64) above a hole, so
-    // every packet lost on the dead link waits for the head RTO (65 us): p99 ~7x ideal.
+    //  drops.link_down, FCT p99 in units of 0.1 us). A 64-packet MRC flow never has a SACKed
+    // PSN more than rtx_ooo_threshold (64) above a hole, so its losses on the dead link are
+    // found by the tail probe (a base RTT after the last send), not the RTO: 0 timeouts.
     type Row = (&'static str, usize, usize, u64, u64, u64, u64, u64, u64);
     let pinned: [Row; 2] = [
         ("mrc", 16, 0, 16, 0, 0, 0, 46, 1258),
