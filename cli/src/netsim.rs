@@ -42,7 +42,7 @@ pub struct Run {
 
 /// The NIC's line rate: every plane's port.
 fn nic_gbps(s: &Scenario) -> f64 {
-    s.topology.link_gbps * f64::from(s.topology.planes.unwrap_or(1).max(1))
+    s.nic_gbps()
 }
 
 pub fn list() {

@@ -46,7 +46,8 @@ pub struct FlowSpec {
 /// What the network looks like from one flow, for transports that need it at setup.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PathInfo {
-    /// NIC ports = fabric planes (1 on a plain fat tree).
+    /// NIC ports: fabric planes x ports per plane (1 on a plain fat tree). The `plane` of
+    /// `poll_transmit` and `Packet::plane` name a port; port k is on plane k / ports per plane.
     pub planes: u8,
     /// Rate of each NIC port in Gb/s.
     pub port_gbps: f64,

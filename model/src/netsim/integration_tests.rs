@@ -155,6 +155,25 @@ fn every_transport_conserves_bytes_and_packets_and_mrc_finishes_every_flow() {
 }
 
 #[test]
+fn two_nic_ports_per_plane_carry_mrc_on_every_port_and_roce_on_one() {
+    let toml = MULTI_PLANE_LOSSY
+        .replace("t0_down = 4", "t0_down = 8\nports_per_plane = 2")
+        .replace("rate = 0.005", "rate = 0.0");
+    let s = inline(&toml);
+    assert_eq!(s.nic_config().unwrap().planes, 4);
+    assert_eq!(s.nic_gbps(), 400.0);
+    for name in ["mrc", "roce"] {
+        let r = run(&s, name);
+        check_conservation(&r, name);
+        assert_eq!(r.finished, r.flows.len(), "{name}");
+    }
+    // A 256 KB flow alone on 4 x 100G ports beats what one 100G port can do; RoCE uses one.
+    let (mrc, roce) = (run(&s, "mrc"), run(&s, "roce"));
+    assert!(mrc.fct_us.min < 21.0, "mrc {:?}", mrc.fct_us);
+    assert!(roce.fct_us.min > 21.0, "roce {:?}", roce.fct_us);
+}
+
+#[test]
 fn a_run_is_a_function_of_its_scenario_and_seed() {
     for s in [builtin("smoke"), inline(MULTI_PLANE_LOSSY)] {
         for name in ["mrc", "roce"] {

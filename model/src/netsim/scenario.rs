@@ -6,7 +6,8 @@
 //! name = "permutation"
 //! transports = ["mrc", "roce"]        # each runs on the same network, flows and faults
 //! stop_us = 3000
-//! [topology]                          # fat_tree (k) | multi_plane (planes, hosts, t0_down, t0_up)
+//! [topology]                          # fat_tree (k) | multi_plane (planes, hosts, t0_down, t0_up,
+//!                                     #   ports_per_plane = 1)
 //! kind = "fat_tree"
 //! k = 8
 //! link_gbps = 100
@@ -169,6 +170,8 @@ pub struct TopologySpec {
     pub hosts: Option<u32>,
     pub t0_down: Option<u32>,
     pub t0_up: Option<u32>,
+    /// multi_plane: NIC ports per host on each plane (default 1), all to the same T0.
+    pub ports_per_plane: Option<u32>,
     pub link_gbps: f64,
     #[serde(default = "default_delay")]
     pub link_delay_ns: f64,
@@ -422,6 +425,7 @@ impl Scenario {
                 hosts: need(t.hosts, "hosts")?,
                 t0_down: need(t.t0_down, "t0_down")?,
                 t0_up: need(t.t0_up, "t0_up")?,
+                ports_per_plane: t.ports_per_plane.unwrap_or(1),
             },
             k => {
                 return err(
@@ -473,11 +477,21 @@ impl Scenario {
         })
     }
 
+    /// NIC ports per host (planes x ports per plane): what the endpoints spread EVs over.
     fn planes(&self) -> u8 {
         match self.shape() {
-            Ok(Shape::MultiPlane { planes, .. }) => planes,
+            Ok(Shape::MultiPlane {
+                planes,
+                ports_per_plane,
+                ..
+            }) => planes * ports_per_plane as u8,
             _ => 1,
         }
+    }
+
+    /// The NIC's line rate: every port, Gb/s.
+    pub fn nic_gbps(&self) -> f64 {
+        self.topology.link_gbps * f64::from(self.planes())
     }
 
     /// Longest unloaded RTT of the fabric (6 links on a fat tree, 4 on two tiers), ps.
@@ -796,7 +810,11 @@ impl Scenario {
         })?;
         let group = match shape {
             Shape::FatTree { k } => k / 2,
-            Shape::MultiPlane { t0_down, .. } => t0_down,
+            Shape::MultiPlane {
+                t0_down,
+                ports_per_plane,
+                ..
+            } => t0_down / ports_per_plane,
         };
         let flows = traffic::flows(
             &self.pattern()?,

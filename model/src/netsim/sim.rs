@@ -454,7 +454,8 @@ impl<'t> Sim<'t> {
     /// sends goes to the back; one that no longer wants to send leaves the ring.
     fn poll_host(&mut self, host: u32) {
         let h = host as usize;
-        for plane in 0..self.cfg.topology.planes {
+        // NIC port k is the endpoints' "plane" k (a plane with several ports offers each).
+        for plane in 0..self.cfg.topology.ports {
             if self.ready[h].is_empty() {
                 return;
             }
@@ -565,7 +566,7 @@ impl<'t> Sim<'t> {
         let topo = &self.cfg.topology;
         let flow = &self.cfg.flows[f];
         PathInfo {
-            planes: topo.planes,
+            planes: topo.ports,
             port_gbps: topo.links[topo.host_uplink(flow.src, 0) as usize].gbps,
             base_rtt: topo.base_rtt(flow.src, flow.dst, MTU_PAYLOAD + DATA_HEADER_BYTES),
             paths_per_plane: topo.shape.paths_per_plane(),

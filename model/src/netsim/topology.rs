@@ -104,14 +104,15 @@ pub struct Link {
 pub enum Shape {
     /// k-ary 3-tier fat tree, k even: k^3/4 hosts.
     FatTree { k: u32 },
-    /// MRC 2-tier multi-plane: every host has one port per plane; per plane, T0 switches with
-    /// `t0_down` host ports and `t0_up` uplinks, and `t0_up` T1 switches each linked once to
-    /// every T0 of the plane.
+    /// MRC 2-tier multi-plane: every host has `ports_per_plane` NIC ports on each plane, all
+    /// to the same T0 of that plane; per plane, T0 switches with `t0_down` host-facing ports
+    /// and `t0_up` uplinks, and `t0_up` T1 switches each linked once to every T0 of the plane.
     MultiPlane {
         planes: u8,
         hosts: u32,
         t0_down: u32,
         t0_up: u32,
+        ports_per_plane: u32,
     },
 }
 
@@ -128,6 +129,9 @@ pub struct Topology {
     pub shape: Shape,
     pub hosts: u32,
     pub planes: u8,
+    /// NIC ports per host: planes x ports per plane. Port k is on plane k / ports_per_plane;
+    /// `Packet::plane` and `Endpoint::poll_transmit`'s `plane` name a port.
+    pub ports: u8,
     pub nodes: Vec<Node>,
     pub links: Vec<Link>,
 }
@@ -170,6 +174,7 @@ impl Shape {
                 hosts,
                 t0_down,
                 t0_up,
+                ports_per_plane,
             } => {
                 if !(1..=8).contains(&planes) {
                     return Err(ShapeError(format!("planes = {planes}: must be 1..=8")));
@@ -177,9 +182,21 @@ impl Shape {
                 if t0_down == 0 || t0_up == 0 {
                     return Err(ShapeError("t0_down and t0_up must be > 0".into()));
                 }
-                if hosts == 0 || hosts % t0_down != 0 {
+                if ports_per_plane == 0 || t0_down % ports_per_plane != 0 {
                     return Err(ShapeError(format!(
-                        "hosts = {hosts}: must be a positive multiple of t0_down = {t0_down}"
+                        "ports_per_plane = {ports_per_plane}: must be > 0 and divide t0_down = {t0_down}"
+                    )));
+                }
+                if planes as u32 * ports_per_plane > 16 {
+                    return Err(ShapeError(format!(
+                        "planes x ports_per_plane = {}: a NIC has at most 16 ports",
+                        planes as u32 * ports_per_plane
+                    )));
+                }
+                let per_t0 = t0_down / ports_per_plane;
+                if hosts == 0 || hosts % per_t0 != 0 {
+                    return Err(ShapeError(format!(
+                        "hosts = {hosts}: must be a positive multiple of the hosts per T0 (t0_down / ports_per_plane = {per_t0})"
                     )));
                 }
                 if hosts > 1 << 20 {
@@ -206,14 +223,15 @@ impl Shape {
                 hosts,
                 t0_down,
                 t0_up,
+                ports_per_plane,
             } => {
-                let (p, h) = (planes as u64, hosts as u64);
-                let t0s = h / t0_down as u64;
+                let (p, h, n) = (planes as u64, hosts as u64, ports_per_plane as u64);
+                let t0s = h * n / t0_down as u64;
                 ShapeCounts {
                     hosts: h,
                     switches: p * (t0s + t0_up as u64),
                     fabric_links: p * t0s * t0_up as u64,
-                    host_links: p * h,
+                    host_links: p * h * n,
                 }
             }
         }
@@ -302,11 +320,19 @@ impl Topology {
             gbps,
             delay,
         };
-        let (hosts, planes) = (
+        let (hosts, planes, ports) = (
             counts.hosts as u32,
             match shape {
                 Shape::FatTree { .. } => 1,
                 Shape::MultiPlane { planes, .. } => planes,
+            },
+            match shape {
+                Shape::FatTree { .. } => 1,
+                Shape::MultiPlane {
+                    planes,
+                    ports_per_plane,
+                    ..
+                } => planes * ports_per_plane as u8,
             },
         );
         match shape {
@@ -352,8 +378,10 @@ impl Topology {
                 hosts,
                 t0_down,
                 t0_up,
+                ports_per_plane: n,
             } => {
-                let t0s = hosts / t0_down;
+                let per_t0 = t0_down / n;
+                let t0s = hosts / per_t0;
                 for i in 0..hosts {
                     b.node(NodeKind::Host, 0, 0, i);
                 }
@@ -369,9 +397,13 @@ impl Topology {
                         b.node(NodeKind::Switch { tier: 1 }, p, 0, s);
                     }
                 }
+                // NIC port k of a host is on plane k / n; a T0's downlinks are host-major, so
+                // port j of its local host i is down[i * n + j].
                 for i in 0..hosts {
                     for p in 0..planes {
-                        b.connect(i, t0_base[p as usize] + i / t0_down, LinkTier::Host, p);
+                        for _ in 0..n {
+                            b.connect(i, t0_base[p as usize] + i / per_t0, LinkTier::Host, p);
+                        }
                     }
                 }
                 for p in 0..planes as usize {
@@ -387,14 +419,15 @@ impl Topology {
             shape,
             hosts,
             planes,
+            ports,
             nodes: b.nodes,
             links: b.links,
         })
     }
 
-    /// The NIC port of `host` on `plane`.
-    pub fn host_uplink(&self, host: HostId, plane: u8) -> LinkId {
-        self.nodes[host as usize].up[plane as usize]
+    /// NIC port `port` of `host` (the port index is the plane on one-port-per-plane shapes).
+    pub fn host_uplink(&self, host: HostId, port: u8) -> LinkId {
+        self.nodes[host as usize].up[port as usize]
     }
 
     /// Links of one tier (both directions), optionally of one plane.
@@ -441,8 +474,13 @@ impl Topology {
                     6
                 }
             }
-            Shape::MultiPlane { t0_down, .. } => {
-                if src / t0_down == dst / t0_down {
+            Shape::MultiPlane {
+                t0_down,
+                ports_per_plane,
+                ..
+            } => {
+                let per_t0 = t0_down / ports_per_plane;
+                if src / per_t0 == dst / per_t0 {
                     2
                 } else {
                     4
@@ -488,11 +526,21 @@ impl Topology {
                     _ => None,
                 }
             }
-            Shape::MultiPlane { t0_down, .. } => match tier {
-                0 if dst / t0_down == n.index => Some(n.down[(dst % t0_down) as usize]),
-                1 => Some(n.down[(dst / t0_down) as usize]),
-                _ => None,
-            },
+            Shape::MultiPlane {
+                t0_down,
+                ports_per_plane: ports,
+                ..
+            } => {
+                // Into the destination on the port with the sender's port index (same plane).
+                let per_t0 = t0_down / ports;
+                match tier {
+                    0 if dst / per_t0 == n.index => Some(
+                        n.down[((dst % per_t0) * ports + u32::from(pkt.plane) % ports) as usize],
+                    ),
+                    1 => Some(n.down[(dst / per_t0) as usize]),
+                    _ => None,
+                }
+            }
         };
         if let Some(l) = down {
             return l;
@@ -614,6 +662,7 @@ mod tests {
             hosts: 64,
             t0_down: 8,
             t0_up: 8,
+            ports_per_plane: 1,
         };
         let t = Topology::build(s, 100.0, 500 * NS).unwrap();
         for p in 0..4 {
@@ -631,6 +680,7 @@ mod tests {
             hosts: 131_072,
             t0_down: 256,
             t0_up: 256,
+            ports_per_plane: 1,
         }
         .counts();
         // Three tiers of 512-port switches per plane: 512 ToR, 512 agg, 256 core.
@@ -643,12 +693,47 @@ mod tests {
     }
 
     #[test]
+    fn two_ports_per_plane_reach_the_same_t0_and_arrive_on_the_same_port_index() {
+        let s = Shape::MultiPlane {
+            planes: 2,
+            hosts: 16,
+            t0_down: 8,
+            t0_up: 4,
+            ports_per_plane: 2,
+        };
+        let t = Topology::build(s, 100.0, 500 * NS).unwrap();
+        assert_eq!((t.planes, t.ports), (2, 4));
+        assert_eq!(t.nodes[3].up.len(), 4);
+        // 4 hosts per T0, 4 T0s per plane.
+        assert_eq!(s.counts().switches, 2 * (4 + 4));
+        for port in 0..4u8 {
+            let up = t.host_uplink(3, port);
+            assert_eq!(t.links[up as usize].plane, port / 2);
+            for (dst, hops) in [(1, 2), (14, 4)] {
+                let path = walk(&t, &pkt(3, dst, 5, port), Routing::Ecmp);
+                assert_eq!(path.len(), hops);
+                let last = *path.last().unwrap();
+                assert_eq!(t.links[last as usize].reverse, t.host_uplink(dst, port));
+            }
+        }
+        let odd = Shape::MultiPlane {
+            planes: 2,
+            hosts: 16,
+            t0_down: 8,
+            t0_up: 4,
+            ports_per_plane: 3,
+        };
+        assert!(odd.validate().unwrap_err().0.contains("divide t0_down"));
+    }
+
+    #[test]
     fn the_131072_endpoint_shape_builds() {
         let s = Shape::MultiPlane {
             planes: 8,
             hosts: 131_072,
             t0_down: 256,
             t0_up: 256,
+            ports_per_plane: 1,
         };
         let t = Topology::build(s, 100.0, 500 * NS).unwrap();
         assert_eq!(t.hosts, 131_072);
@@ -685,9 +770,10 @@ mod tests {
             hosts: 10,
             t0_down: 4,
             t0_up: 2,
+            ports_per_plane: 1,
         }
         .validate()
         .unwrap_err();
-        assert!(e.0.contains("multiple of t0_down"), "{e}");
+        assert!(e.0.contains("multiple of the hosts per T0"), "{e}");
     }
 }

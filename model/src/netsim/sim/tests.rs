@@ -747,6 +747,7 @@ fn a_last_hop_incast_marks_only_with_ecn_last_hop_and_trims_last_hop() {
         hosts: 8,
         t0_down: 4,
         t0_up: 2,
+        ports_per_plane: 1,
     };
     let r = incast(shape, &[1, 2, 3], true, false);
     assert_eq!(r.ledger.ecn_marked, 0);
@@ -802,6 +803,7 @@ fn multi_plane_hosts_use_every_plane() {
         hosts: 16,
         t0_down: 4,
         t0_up: 4,
+        ports_per_plane: 1,
     };
     let cfg = config(shape, permutation(16, 256 * 1024, 6), 6);
     let r = Sim::run_to_end(cfg, &Reliable::default());
@@ -897,14 +899,19 @@ mod props {
         prop_oneof![
             Just(Shape::FatTree { k: 2 }),
             Just(Shape::FatTree { k: 4 }),
-            (1u8..=3, prop_oneof![Just(2u32), Just(4)], 1u32..=3).prop_map(|(planes, d, up)| {
-                Shape::MultiPlane {
+            (
+                1u8..=3,
+                prop_oneof![Just(2u32), Just(4)],
+                1u32..=3,
+                1u32..=2
+            )
+                .prop_map(|(planes, d, up, ports)| Shape::MultiPlane {
                     planes,
                     hosts: 2 * d,
                     t0_down: d,
                     t0_up: up,
-                }
-            }),
+                    ports_per_plane: ports,
+                }),
         ]
     }
 
