@@ -27,7 +27,8 @@
 //! - The alpha timer keeps running after release (lazily), so the next congestion episode
 //!   starts from a decayed alpha as in the paper; before the first CNP alpha = 1.
 //!
-//! Defaults ([`DcqcnParams::default`]) and their sources:
+//! The simulator runs [`DcqcnParams::reference_simulator`] (htsim's values, scaled to the line
+//! rate). Defaults ([`DcqcnParams::default`]) and their sources:
 //! - g = 1/256, K = 55 us (alpha timer), N = 50 us (CNP interval at the NP), F = 5 fast
 //!   recovery stages, B = 10 MB byte counter, R_AI = 40 Mb/s: the paper's parameter section,
 //!   as commonly cited (values chosen there for its 40 Gb/s testbed).
@@ -80,6 +81,27 @@ impl Default for DcqcnParams {
             rate_ai_mbps: 40,
             rate_hai_mbps: 400,
             min_rate_mbps: 100,
+            cnp_interval: 50 * US,
+        }
+    }
+}
+
+impl DcqcnParams {
+    /// The UEC reference simulator's DCQCN (htsim `dcqcn.cpp`), which the notes' published
+    /// comparisons come from: g = 1/256, one 55 us period for the alpha decay and the
+    /// rate-increase timer, B = 10,000,000 bytes, F = 5, R_AI = line / 20, R_HAI = line / 10,
+    /// CNPs at most every 50 us, minimum rate 100 Mb/s. `mrcgen netsim` runs RoCE with these.
+    pub fn reference_simulator(line_mbps: u64) -> Self {
+        DcqcnParams {
+            g: 1.0 / 256.0,
+            initial_alpha: 1.0,
+            alpha_timer: 55 * US,
+            rate_timer: 55 * US,
+            byte_counter: 10_000_000,
+            fast_recovery_stages: 5,
+            rate_ai_mbps: (line_mbps / 20).max(1),
+            rate_hai_mbps: (line_mbps / 10).max(1),
+            min_rate_mbps: 100.min(line_mbps),
             cnp_interval: 50 * US,
         }
     }

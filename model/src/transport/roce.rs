@@ -494,8 +494,14 @@ pub struct RoceTransport {
 
 impl RoceTransport {
     /// RoCEv2 RC with DCQCN (default parameters) when `dcqcn`, else with no rate control.
+    /// RoCEv2 RC, with DCQCN as the UEC reference simulator runs it when `dcqcn` (scaled to
+    /// one NIC port: RoCE sends on one).
     pub fn new(cfg: &NicConfig, dcqcn: bool) -> Self {
-        Self::with_dcqcn(cfg, dcqcn.then(DcqcnParams::default))
+        let port_mbps = u64::from(cfg.link_gbps) * 1000 / u64::from(cfg.planes.max(1));
+        Self::with_dcqcn(
+            cfg,
+            dcqcn.then(|| DcqcnParams::reference_simulator(port_mbps)),
+        )
     }
 
     /// RoCEv2 RC with the given DCQCN parameters (`None`: no rate control).
