@@ -197,7 +197,8 @@ enum Cmd {
         /// List the built-in scenarios, one per line, and exit.
         #[arg(long, conflicts_with = "scenario")]
         list: bool,
-        /// Only these transports (comma separated); the scenario's list when omitted.
+        /// Only these transports (comma separated): mrc, mrc-oblivious, mrc-bitmap, mrc-reps,
+        /// mrc-mixed, roce (DCQCN), roce-nocc; the scenario's list when omitted.
         #[arg(long, short = 't', value_delimiter = ',')]
         transport: Vec<String>,
         /// Replace the scenario's seed.
