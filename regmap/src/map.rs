@@ -118,7 +118,7 @@ pub fn build(cfg: &NicConfig) -> RegMap {
                 reg(0x14, "EV_INDEX", 8, Rw, 0, "Table entry that EV_OP acts on and EV_STATE / EV_READ_VALUE report."),
                 reg(0x18, "EV_VALUE", 32, Rw, 0, "EV value that EV_OP LOAD writes (UDP source port in [31:16], flow label low bits in [15:0])."),
                 reg(0x1C, "EV_OP", 2, Wo, 0, "Write an operation on entry EV_INDEX.").with(vec![
-                    field("OP", 0, 2, "0 none, 1 LOAD (EV_VALUE into the entry, state GOOD), 2 DENY, 3 ALLOW (DENIED -> GOOD)."),
+                    field("OP", 0, 2, "0 none, 1 DENY, 2 ALLOW (DENIED -> GOOD), 3 LOAD (EV_VALUE into the entry, state GOOD); the ev_spray_arbiter ctl_op encoding."),
                 ]),
                 reg(0x20, "EV_STATE", 16, Ro, 0, "State of entry EV_INDEX.").with(vec![
                     field("STATE", 0, 2, "0 GOOD, 1 SKIP, 2 ASSUMED_BAD, 3 DENIED."),
