@@ -96,6 +96,7 @@ pub struct MrcCsr {
     slots: Vec<Option<Slot>>,
     rw_reset: Vec<u32>,
     w1c_reset: Vec<u32>,
+    w1c_mask: Vec<u32>,
     ports: CsrPorts,
     out: CsrOutputs,
 }
@@ -110,7 +111,7 @@ impl MrcCsr {
             w1c: vec![],
             wo: vec![],
         };
-        let (mut rw_reset, mut w1c_reset) = (vec![], vec![]);
+        let (mut rw_reset, mut w1c_reset, mut w1c_mask) = (vec![], vec![], vec![]);
         for l in map.registers() {
             let key = (l.block.name, l.reg.name);
             let m = l.reg.mask();
@@ -128,6 +129,7 @@ impl MrcCsr {
                 Access::W1c => {
                     ports.w1c.push(key);
                     w1c_reset.push(l.reg.reset);
+                    w1c_mask.push(m);
                     Slot::W1c(ports.w1c.len() - 1, m)
                 }
                 Access::Wo => {
@@ -152,6 +154,7 @@ impl MrcCsr {
             slots,
             rw_reset,
             w1c_reset,
+            w1c_mask,
             ports,
             out,
         }
@@ -191,7 +194,7 @@ impl MrcCsr {
     pub fn step(&mut self, x: &CsrInputs) -> CsrOutputs {
         assert_eq!(x.ro.len(), self.ports.ro.len(), "ro inputs");
         assert_eq!(x.w1c_set.len(), self.ports.w1c.len(), "w1c_set inputs");
-        let prev = self.out.clone();
+        let prev = &self.out;
         let mut n = prev.clone();
         n.rd_ready = !x.wr_valid;
         n.b_valid = false;
@@ -247,19 +250,13 @@ impl MrcCsr {
             bad = v.is_none();
         }
         for (i, (f, set)) in n.w1c.iter_mut().zip(&x.w1c_set).enumerate() {
-            let m = self.w1c_mask(i);
-            *f = ((*f & !clear[i]) | set) & m;
+            *f = ((*f & !clear[i]) | set) & self.w1c_mask[i];
         }
         if bad {
             n.bad_access = n.bad_access.saturating_add(1);
         }
         self.out = n.clone();
         n
-    }
-
-    fn w1c_mask(&self, i: usize) -> u32 {
-        let (b, r) = self.ports.w1c[i];
-        self.map.find(b, r).expect("port from the map").reg.mask()
     }
 }
 
