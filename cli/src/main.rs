@@ -15,6 +15,7 @@ mod loss;
 mod netsim;
 mod nscc;
 mod outdir;
+mod regs;
 mod synth;
 
 #[derive(Parser)]
@@ -217,6 +218,30 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// The register map (every CSR block, register and field, from one description in
+    /// regmap/src/map.rs) as a C header, a Markdown reference or JSON.
+    ///
+    /// Blocks sit 0x100 bytes apart from BAR offset 0; each starts with TYPE (a four-character
+    /// block id), VERSION and NEXT (BAR offset of the next block, 0 on the last), so a driver
+    /// walks the chain from offset 0. Offsets and widths do not depend on the config; reset
+    /// values and constants (planes, EVs, MPR, timers, NSCC parameters) come from it. The map
+    /// is validated before anything is printed (exit 1 if it is not). C: one
+    /// `MRC_<BLOCK>_<REG>_OFFSET` (BAR byte offset), `_WIDTH`, `_MASK`, `_RESET` per register
+    /// and `_<FIELD>_SHIFT` / `_MASK` per field. Markdown: one table per block with offset,
+    /// width, access, reset and field docs. JSON: the map's serde form.
+    ///
+    /// Examples: `mrcgen regs --format c --out mrc_regs.h`;
+    /// `mrcgen regs --format md --config configs/max.toml`.
+    Regs {
+        #[command(flatten)]
+        config: ConfigArg,
+        /// Output format.
+        #[arg(long, short = 'f', value_enum)]
+        format: regs::Format,
+        /// Write to FILE instead of stdout.
+        #[arg(long, short = 'o', value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
     /// List the modules the generator emits, one per line.
     Modules,
     /// Print the effective config (defaults filled in) as TOML, after validation.
@@ -412,6 +437,14 @@ fn run(cli: Cli) -> Result<(), Fail> {
                 out.as_deref(),
                 json,
             )
+        }
+        Cmd::Regs {
+            config,
+            format,
+            out,
+        } => {
+            let cfg = load_config(&config)?;
+            regs::regs_cmd(&cfg, config.config.as_deref(), format, out.as_ref())
         }
         Cmd::Modules => {
             for m in mrc_hdl::MODULES {

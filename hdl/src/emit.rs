@@ -9,6 +9,7 @@ pub const MODULES: &[&str] = &[
     "sack_rx_tracker",
     "sack_tx_scoreboard",
     "nscc_window",
+    "mrc_csr",
 ];
 
 /// One emitted module: its name and Verilog text.
@@ -37,6 +38,11 @@ pub fn emit_module(module: &str, cfg: &NicConfig) -> Option<Emitted> {
         }
         "nscc_window" => {
             let mut uut = crate::nscc_window::NsccWindow::new(cfg);
+            uut.connect_all();
+            generate_verilog(&uut)
+        }
+        "mrc_csr" => {
+            let mut uut = crate::mrc_csr::MrcCsr::new(cfg);
             uut.connect_all();
             generate_verilog(&uut)
         }
