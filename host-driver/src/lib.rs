@@ -10,10 +10,14 @@
 //! let state = read_field(&bar, regs::evt::EV_STATE, regs::evt::ev_state::STATE)?;
 //! ```
 //!
-//! Backends (a Linux PCI resource mmap, the Verilated core) come with the transport core; the
-//! tests run against the `mrc_csr` cycle model of `mrc-model` behind the trait.
+//! Backends: [`linux::LinuxBar`] maps a PCI BAR from its sysfs resource file (typed
+//! [`linux::OpenError`] when no device is present); the Verilated core comes with the transport
+//! core. The tests run against the `mrc_csr` cycle model of `mrc-model` behind the trait, and
+//! the Linux backend against a fake sysfs tree.
 
 use std::fmt;
+
+pub mod linux;
 
 /// Generated register and field constants, one module per block (`regs::csr`, `regs::qp`,
 /// `regs::xport`, `regs::evt`, `regs::nscc`, `regs::cnt`, `regs::evq`), plus [`regs::BLOCKS`].
@@ -90,7 +94,8 @@ pub struct KnownBlock {
     pub base: u32,
 }
 
-/// A failed bus access (the device answered with an error response: SLVERR).
+/// A failed bus access (the device answered with an error response: SLVERR; or, for
+/// [`linux::LinuxBar`], an offset that is misaligned or past the BAR, refused before any access).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BusError {
     pub offset: u32,
