@@ -40,11 +40,6 @@ pub struct Run {
     pub result: RunResult,
 }
 
-/// The NIC's line rate: every plane's port.
-fn nic_gbps(s: &Scenario) -> f64 {
-    s.nic_gbps()
-}
-
 pub fn list() {
     for (name, text) in BUILTINS {
         let d = Scenario::from_toml(text)
@@ -87,7 +82,7 @@ pub fn run_scenario(
     let first_fault_us = base.faults.first().map(|f| f.at as f64 / US as f64);
     let victim = (s.traffic.pattern == "incast" && s.traffic.victim_bytes.unwrap_or(0) > 0)
         .then(|| base.flows.len() as u32 - 1);
-    let line = nic_gbps(s);
+    let line = s.nic_gbps();
     std::thread::scope(|scope| {
         for _ in 0..jobs.max(1).min(work.len()) {
             scope.spawn(|| loop {
@@ -128,6 +123,7 @@ pub fn run_scenario(
                 });
                 let wall = t0.elapsed().as_secs_f64();
                 pb.finish_and_clear();
+                let hit = report::hit_by_link_faults(&r);
                 let run = Run {
                     transport: tname.clone(),
                     seed: *seed,
@@ -136,10 +132,9 @@ pub fn run_scenario(
                     hops_per_s: r.packet_hops as f64 / wall.max(1e-9),
                     recovery: first_fault_us
                         .and_then(|at| report::recovery(&r.series, at, 100.0, 0.95)),
-                    hit_flows: report::hit_by_link_faults(&r).len(),
-                    hit_recovery: first_fault_us.and_then(|at| {
-                        report::recovery_of(&r, &report::hit_by_link_faults(&r), at, 100.0, 0.95)
-                    }),
+                    hit_flows: hit.len(),
+                    hit_recovery: first_fault_us
+                        .and_then(|at| report::recovery_of(&r, &hit, at, 100.0, 0.95)),
                     victim_gbps: victim.and_then(|v| report::flow_gbps(&r, v)),
                     flow_rate_fraction: report::mean_flow_gbps(&r) / line,
                     result: r,
@@ -199,7 +194,7 @@ pub fn table(s: &Scenario, runs: &[Run]) -> String {
             format!("{}/{}/{}", x.drops.link_down, x.drops.random_loss, x.drops.queue_full),
         );
     }
-    let line = nic_gbps(s);
+    let line = s.nic_gbps();
     let _ = writeln!(t);
     for r in runs {
         let x = &r.result;
@@ -208,7 +203,7 @@ pub fn table(s: &Scenario, runs: &[Run]) -> String {
             r.transport,
             r.seed,
             r.flow_rate_fraction * 100.0,
-            Summary::ideal_p50(x)
+            ideal_fct_p50_us(x)
         );
         if let Some(rc) = r.recovery {
             let _ = write!(
@@ -269,12 +264,9 @@ pub fn table(s: &Scenario, runs: &[Run]) -> String {
     t
 }
 
-struct Summary;
-impl Summary {
-    fn ideal_p50(x: &RunResult) -> f64 {
-        let v: Vec<f64> = x.flows.iter().map(|f| f.ideal_fct_us).collect();
-        mrc_model::netsim::results::Summary::of(&v).p50
-    }
+fn ideal_fct_p50_us(x: &RunResult) -> f64 {
+    let v: Vec<f64> = x.flows.iter().map(|f| f.ideal_fct_us).collect();
+    mrc_model::netsim::results::Summary::of(&v).p50
 }
 
 fn flows_csv(r: &RunResult) -> String {

@@ -166,6 +166,11 @@ impl<'t> Sim<'t> {
             plane_util: vec![Vec::new(); topo.planes as usize],
             cwnd: cfg.traced_flows.iter().map(|&f| (f, Vec::new())).collect(),
             rate_mbps: cfg.traced_flows.iter().map(|&f| (f, Vec::new())).collect(),
+            flow_goodput_gbps: if nflows <= FLOW_SERIES_MAX {
+                vec![Vec::new(); nflows]
+            } else {
+                Vec::new()
+            },
             ..Series::default()
         };
         Sim {
@@ -652,30 +657,31 @@ impl<'t> Sim<'t> {
 
     fn sample(&mut self, len: Ps) {
         self.last_sample = self.now;
-        let delivered: u64 = self
-            .started
-            .iter()
-            .map(|&f| self.stats(2 * f as usize + 1).bytes_delivered)
-            .sum();
-        let bytes = delivered - self.last_delivered;
-        self.last_delivered = delivered;
-        if !self.flow_last_delivered.is_empty() {
-            if self.series.flow_goodput_gbps.is_empty() {
-                self.series.flow_goodput_gbps = vec![Vec::new(); self.cfg.flows.len()];
-            }
+        let gbps = |bytes: u64| bytes as f64 * 8.0 * 1000.0 / len.max(1) as f64;
+        // One stats() call per flow feeds both the aggregate and, on small runs, the per-flow
+        // series (a flow not started yet has delivered nothing).
+        let delivered: u64 = if self.flow_last_delivered.is_empty() {
+            self.started
+                .iter()
+                .map(|&f| self.stats(2 * f as usize + 1).bytes_delivered)
+                .sum()
+        } else {
+            let mut sum = 0;
             for f in 0..self.cfg.flows.len() {
                 let d = self.stats(2 * f + 1).bytes_delivered;
+                sum += d;
                 let b = d - self.flow_last_delivered[f];
                 self.flow_last_delivered[f] = d;
-                self.series.flow_goodput_gbps[f]
-                    .push((b as f64 * 8.0 * 1000.0 / len.max(1) as f64) as f32);
+                self.series.flow_goodput_gbps[f].push(gbps(b) as f32);
             }
-        }
+            sum
+        };
+        let bytes = delivered - self.last_delivered;
+        self.last_delivered = delivered;
         let s = &mut self.series;
         s.data_link_down_drops.push(self.bucket_data_link_down);
         self.bucket_data_link_down = 0;
-        s.goodput_gbps
-            .push(bytes as f64 * 8.0 * 1000.0 / len.max(1) as f64);
+        s.goodput_gbps.push(gbps(bytes));
         for (plane, links) in self.fabric.iter().enumerate() {
             let (mut busy, mut up) = (0u64, 0u64);
             for &l in links {

@@ -830,9 +830,10 @@ fn stop_at_ends_a_run_with_unfinished_flows() {
     assert!(r.flows.iter().all(|f| f.fct_us.is_none()));
 }
 
-#[test]
-fn a_dead_host_port_makes_its_flow_fail_and_the_run_still_ends() {
-    let mut cfg = config(k4(), vec![flow(0, 1, 2, 64 * 1024, 0)], 8);
+/// Host 1's NIC port is down from the start; a sender that gives up after 3 timeouts of
+/// 10 us, so its flows fail quickly.
+fn run_with_host_1_cut_off(flows: Vec<FlowSpec>) -> RunResult {
+    let mut cfg = config(k4(), flows, 8);
     let l = cfg.topology.host_uplink(1, 0);
     cfg.faults.push(Fault {
         at: 0,
@@ -844,7 +845,12 @@ fn a_dead_host_port_makes_its_flow_fail_and_the_run_still_ends() {
         max_tries: 3,
         ..Reliable::default()
     };
-    let r = Sim::run_to_end(cfg, &t);
+    Sim::run_to_end(cfg, &t)
+}
+
+#[test]
+fn a_dead_host_port_makes_its_flow_fail_and_the_run_still_ends() {
+    let r = run_with_host_1_cut_off(vec![flow(0, 1, 2, 64 * 1024, 0)]);
     check_invariants(&r);
     assert_eq!((r.finished, r.failed), (0, 1));
     assert_eq!(r.flows[0].bytes_lost, 64 * 1024);
@@ -873,19 +879,7 @@ fn a_dependent_flow_starts_when_its_predecessor_completes() {
 fn flows_waiting_on_a_failed_flow_never_start_and_the_run_ends() {
     let mut flows = vec![flow(0, 1, 2, 64 * 1024, 0), flow(1, 2, 3, 64 * 1024, 0)];
     flows[1].after = Some(0);
-    let mut cfg = config(k4(), flows, 8);
-    let l = cfg.topology.host_uplink(1, 0);
-    cfg.faults.push(Fault {
-        at: 0,
-        link: l,
-        kind: FaultKind::Down,
-    });
-    let t = Reliable {
-        rto: 10 * US,
-        max_tries: 3,
-        ..Reliable::default()
-    };
-    let r = Sim::run_to_end(cfg, &t);
+    let r = run_with_host_1_cut_off(flows);
     assert_eq!((r.finished, r.failed), (0, 1));
     assert_eq!((r.flows[1].data_sent, r.flows[1].fct_us), (0, None));
     assert!(r.end_us < 1000.0);

@@ -614,6 +614,24 @@ fn rsp_fixture(cfg: &NicConfig, bytes: u64) -> (MrcConfig, FlowSpec, MrcResponde
     (c, f, r)
 }
 
+/// A SACK / NACK from the responder (host 2) to the requester (host 1) of flow `qp`.
+fn feedback(qp: u32, now: Ps, body: Body) -> Packet {
+    Packet {
+        src: 2,
+        dst: 1,
+        qp,
+        plane: 0,
+        ev: 0,
+        class: Class::Control,
+        wire_bytes: 64,
+        ecn: false,
+        trim: Trim::None,
+        hops: 0,
+        sent_at: now,
+        body,
+    }
+}
+
 fn data(c: &MrcConfig, f: &FlowSpec, off: u64, tweak: impl Fn(&mut Packet)) -> Packet {
     let len = (f.bytes - off * u64::from(c.nic.mtu)).min(u64::from(c.nic.mtu)) as u32;
     let mut p = Packet {
@@ -1065,19 +1083,10 @@ fn requester_matches_the_sack_tx_scoreboard_cycle_model() {
                     n_sack += 1;
                     q.handle_packet(
                         now,
-                        Packet {
-                            src: 2,
-                            dst: 1,
-                            qp: f.id,
-                            plane: 0,
-                            ev: 0,
-                            class: Class::Control,
-                            wire_bytes: 64,
-                            ecn: false,
-                            trim: Trim::None,
-                            hops: 0,
-                            sent_at: now,
-                            body: Body::MrcSack(MrcSack {
+                        feedback(
+                            f.id,
+                            now,
+                            Body::MrcSack(MrcSack {
                                 m,
                                 ev_echo: q.spray().ev(ev_idx),
                                 cack_psn: cack,
@@ -1087,7 +1096,7 @@ fn requester_matches_the_sack_tx_scoreboard_cycle_model() {
                                 echo_ts: now - 5 * US,
                                 ..MrcSack::default()
                             }),
-                        },
+                        ),
                     );
                     y = run(
                         &mut sb,
@@ -1112,25 +1121,16 @@ fn requester_matches_the_sack_tx_scoreboard_cycle_model() {
                     n_nack += 1;
                     q.handle_packet(
                         now,
-                        Packet {
-                            src: 2,
-                            dst: 1,
-                            qp: f.id,
-                            plane: 0,
-                            ev: 0,
-                            class: Class::Control,
-                            wire_bytes: 64,
-                            ecn: false,
-                            trim: Trim::None,
-                            hops: 0,
-                            sent_at: now,
-                            body: Body::MrcNack(MrcNack {
+                        feedback(
+                            f.id,
+                            now,
+                            Body::MrcNack(MrcNack {
                                 reason,
                                 ev: ev_sent.get(off as usize).copied().unwrap_or(0),
                                 nack_psn: psn,
                                 echo_ts: now,
                             }),
-                        },
+                        ),
                     );
                     y = run(
                         &mut sb,
