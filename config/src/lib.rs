@@ -93,6 +93,9 @@ pub struct NicConfig {
     pub mtu: u32,
     /// NSCC: switches trim instead of dropping, so the target delay is 0.75 RTT (1.0 without).
     pub trimming: bool,
+    /// Queue pairs `mrc_core` serves: 1..=16. Each QP has its own scoreboard, tracker and
+    /// congestion window (replicated, state in flops); the EV table and the CSR block are shared.
+    pub qps: u32,
 }
 
 impl Default for NicConfig {
@@ -118,6 +121,7 @@ impl Default for NicConfig {
             base_rtt_ns: 12_000,
             mtu: 4096,
             trimming: true,
+            qps: 1,
         }
     }
 }
@@ -216,6 +220,12 @@ impl NicConfig {
                 "planes * evs_per_plane = {} exceeds the {MAX_EVS}-entry EV table",
                 self.total_evs()
             ),
+        )?;
+        check(
+            (1..=16).contains(&self.qps),
+            "qps",
+            self.qps,
+            "must be 1..=16 (each QP replicates the scoreboard, tracker and NSCC window)",
         )?;
         check(
             self.ev_width == 32,
@@ -422,6 +432,8 @@ mod tests {
             ("rto_linear_retries = 8", "rto_linear_retries"),
             ("rto_backoff_retries = 26", "rto_backoff_retries"),
             ("rtx_ooo_threshold = 1024", "rtx_ooo_threshold"),
+            ("qps = 0", "qps"),
+            ("qps = 17", "qps"),
             ("link_gbps = 24", "link_gbps"),
             ("link_gbps = 1601", "link_gbps"),
             ("link_gbps = 1600", "link_gbps"),

@@ -265,6 +265,11 @@ impl EvSprayArbiter {
     }
 
     /// One clock edge.
+    /// The registered outputs as they stand (power-on: the reset state).
+    pub fn outputs(&self) -> &ArbiterOutputs {
+        &self.out
+    }
+
     pub fn step(&mut self, x: &ArbiterInputs) -> ArbiterOutputs {
         let n = self.n;
         let groups = n / 16;

@@ -6,6 +6,7 @@
 pub mod ev_spray_arbiter;
 pub mod go_back_n;
 pub mod loss_experiment;
+pub mod mrc_core;
 pub mod mrc_csr;
 pub mod netsim;
 pub mod nscc;

@@ -683,6 +683,11 @@ impl NsccWindow {
         self.phase == self.len
     }
 
+    /// The state the outputs show (`cwnd`, `maxwnd`, `base_rtt_ns`, ..).
+    pub fn shown(&self) -> &Fixed {
+        &self.shown
+    }
+
     /// One clock edge; the outputs after it (`can_send` from this clock's inputs).
     pub fn step(&mut self, x: &WindowInputs) -> WindowOutputs {
         if x.rst {

@@ -273,6 +273,11 @@ impl SackRxTracker {
             .collect()
     }
 
+    /// The registered outputs as they stand (power-on: the reset state).
+    pub fn outputs(&self) -> &TrackerOutputs {
+        &self.out
+    }
+
     pub fn step(&mut self, x: &TrackerInputs) -> TrackerOutputs {
         let w = self.w;
         let wm = w as u32 - 1;

@@ -270,6 +270,11 @@ impl SackTxScoreboard {
         self.w
     }
 
+    /// The registered outputs as they stand (power-on: the reset state).
+    pub fn outputs(&self) -> &TxOutputs {
+        &self.out_regs
+    }
+
     /// One rising clock edge.
     pub fn step(&mut self, x: &TxInputs) -> TxOutputs {
         let w = self.w;

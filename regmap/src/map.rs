@@ -72,6 +72,7 @@ pub fn build(cfg: &NicConfig) -> RegMap {
                 reg(0x20, "SCRATCH", 32, Rw, 0, "Scratch register for bus tests; drives nothing."),
                 reg(0x24, "BAD_ACCESS", 32, Stat, 0, "Refused MMIO accesses (unmapped offset, write to a read-only register, \
                     misaligned offset, partial write strobe) since reset; saturates at 0xFFFFFFFF."),
+                reg(0x28, "QPS", 5, Const, cfg.qps, "Queue pairs the transport core serves (NicConfig.qps)."),
             ],
         },
         Spec {
@@ -89,6 +90,7 @@ pub fn build(cfg: &NicConfig) -> RegMap {
                     field("IN_RESET", 1, 1, "A reset is in progress."),
                     field("ERROR", 2, 1, "Retries exhausted; the QP stopped."),
                 ]),
+                reg(0x18, "QP_INIT_PSN", 24, Rw, 0, "PSN a QP_CTRL reset loads into the selected QP's scoreboard (next PSN to send) and tracker (next PSN expected)."),
             ],
         },
         Spec {
@@ -136,10 +138,11 @@ pub fn build(cfg: &NicConfig) -> RegMap {
                 reg(0x0C, "CWND", 32, Ro, 0, "Congestion window, bytes."),
                 reg(0x10, "MAXWND", 32, Ro, 0, "Maximum window (1.5 BDP at the current base RTT), bytes."),
                 reg(0x14, "BASE_RTT", 32, Ro, 0, "Base RTT estimate (min filter), ns."),
-                reg(0x18, "MTU", 14, Rw, cfg.mtu, "Payload bytes per full packet (NicConfig.mtu)."),
-                reg(0x1C, "BASE_RTT_INIT", 17, Rw, cfg.base_rtt_ns, "Initial base RTT estimate, ns (NicConfig.base_rtt_ns)."),
-                reg(0x20, "TARGET_DELAY", 17, Rw, nscc.target_ns, "Target queuing delay, ns (0.75 RTT with trimming, 1.0 without)."),
-                reg(0x24, "TRIMMING", 1, Rw, u32::from(cfg.trimming), "Switches trim instead of dropping (NicConfig.trimming)."),
+                reg(0x18, "MTU", 14, Const, cfg.mtu, "Payload bytes per full packet (NicConfig.mtu); the core segments posted bytes by it. \
+                    Fixed at generation: every NSCC constant is derived from it."),
+                reg(0x1C, "BASE_RTT_INIT", 17, Const, cfg.base_rtt_ns, "Initial base RTT estimate, ns (NicConfig.base_rtt_ns); fixed at generation."),
+                reg(0x20, "TARGET_DELAY", 17, Const, nscc.target_ns, "Target queuing delay, ns (0.75 RTT with trimming, 1.0 without); fixed at generation."),
+                reg(0x24, "TRIMMING", 1, Const, u32::from(cfg.trimming), "Switches trim instead of dropping (NicConfig.trimming); fixed at generation."),
             ],
         },
         Spec {
@@ -156,20 +159,30 @@ pub fn build(cfg: &NicConfig) -> RegMap {
                 reg(0x20, "NACK_OOR_WINDOW", 32, Ro, 0, "NACKs received with reason PSN_OOR_WINDOW (0x0B)."),
                 reg(0x24, "NACK_OTHER", 32, Ro, 0, "NACKs received with any other reason."),
                 reg(0x28, "TIMEOUTS", 32, Ro, 0, "Retransmit timeouts."),
-                reg(0x2C, "OUT_OF_WINDOW", 32, Ro, 0, "Received packets outside [cack+1, cack+MPR)."),
+                reg(0x2C, "OUT_OF_WINDOW", 32, Ro, 0, "Received packets outside [cack+1, cack+MPR) (all QPs' trackers)."),
+                reg(0x30, "RX_DROPPED", 32, Ro, 0, "Received headers refused before any block saw them: QP number >= QPS, \
+                    unknown kind, or a disabled QP."),
+                reg(0x34, "REFUSED_OPS", 32, Ro, 0, "Refused requests: QP_CTRL on a QP_SEL >= QPS, a send-queue post to a \
+                    QP that is out of range, disabled or whose pending bytes would pass 2^32 - 1."),
+                reg(0x38, "NSCC_EV_DROPS", 32, Ro, 0, "Congestion events (ACK, trim NACK, RTO) lost because the QP's NSCC event \
+                    slot held an event of another kind (ACKs merge into a waiting ACK; TICKs are not counted)."),
+                reg(0x3C, "ACKS_SENT", 32, Ro, 0, "SACKs and NACKs generated (all QPs)."),
             ],
         },
         Spec {
             name: "EVQ",
             id: b"MEVQ",
             version: 1,
-            doc: "EV event queue: EV state changes the driver drains. Read EVQ_HEAD; if VALID, handle it \
+            doc: "EV event queue: path feedback that changes an EV's state (every kind but ACK_GOOD and \
+                  TRIMMED_LASTHOP), 16 deep; the driver drains it. Read EVQ_HEAD; if VALID, handle it \
                   and write EVQ_POP.",
             regs: vec![
                 reg(0x0C, "EVQ_HEAD", 32, Ro, 0, "Oldest event, not removed by reading.").with(vec![
                     field("EV_INDEX", 0, 8, "EV table entry."),
-                    field("STATE", 8, 2, "New state: 0 GOOD, 1 SKIP, 2 ASSUMED_BAD, 3 DENIED."),
-                    field("CAUSE", 12, 4, "1 SACK SKIP_ONCE, 2 SACK ALWAYS_SKIP, 3 NACK TRIMMED, 4 timeout, 5 probe, 6 ECN."),
+                    field("STATE", 8, 2, "State the feedback asks for: 0 GOOD, 1 SKIP, 2 ASSUMED_BAD. The table applies it \
+                        by the MRC transition rules (min-active may hold a retirement): read EV_STATE for the outcome."),
+                    field("CAUSE", 12, 4, "The path feedback (ev_spray_arbiter fb_kind): 1 SKIP_ONCE (ECN), 2 ALWAYS_SKIP, \
+                        3 NACK TRIMMED, 5 timeout, 6 probe answered, 7 probe answered with SKIP."),
                     field("VALID", 31, 1, "The queue is not empty."),
                 ]),
                 reg(0x10, "EVQ_DEPTH", 16, Ro, 0, "Events in the queue."),
