@@ -172,6 +172,25 @@ pub struct CoreOutputs {
     pub una: Vec<u32>,
 }
 
+/// Anything that steps like `mrc_core`: this model, or the Verilated RTL (the cosim crate),
+/// or both in lockstep. The host driver's cosim backend and the network simulator's RTL
+/// endpoint are written against it.
+pub trait CoreSim {
+    /// One rising clock edge; the outputs after it.
+    fn step(&mut self, x: &CoreInputs) -> CoreOutputs;
+    /// Queue pairs the core serves.
+    fn qps(&self) -> usize;
+}
+
+impl CoreSim for MrcCore {
+    fn step(&mut self, x: &CoreInputs) -> CoreOutputs {
+        MrcCore::step(self, x)
+    }
+    fn qps(&self) -> usize {
+        self.q
+    }
+}
+
 /// A waiting NSCC event.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Slot {
