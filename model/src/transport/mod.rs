@@ -5,8 +5,10 @@
 //!   placement into a registered memory region).
 //! - [`spray`]: EV selection policies (MRC state machine, OBLIVIOUS, BITMAP, REPS, MIXED).
 //! - [`memory`]: the responder's registered memory region (R_Key, bounds, exactly-once).
+//! - [`core_ep`]: a requester driven by an `mrc_core` (model or Verilated RTL) clock by clock.
 //! - [`roce`]: the RoCEv2 baseline (one ECMP path, go-back-N) with [`dcqcn`] rate control.
 
+pub mod core_ep;
 pub mod dcqcn;
 pub mod memory;
 pub mod mrc;
