@@ -191,6 +191,85 @@ impl CoreSim for MrcCore {
     }
 }
 
+/// Two cores stepped together on the same inputs, every output compared each clock: the
+/// Verilated RTL (`dut`) against the golden model (`model`), wherever a `CoreSim` goes (the
+/// host driver's cosim backend, the network simulator's core endpoint). The outputs returned
+/// are the DUT's; the first divergence is kept (and counted) for the caller to assert on.
+pub struct Lockstep<D: CoreSim, M: CoreSim> {
+    pub dut: D,
+    pub model: M,
+    pub cycle: u64,
+    pub mismatches: u64,
+    /// Transmit headers the RTL emitted (each compared with the model's).
+    pub tx_headers: u64,
+    pub first: Option<Box<CoreDivergence>>,
+}
+
+/// Where lockstep first disagreed.
+#[derive(Debug, Clone)]
+pub struct CoreDivergence {
+    pub cycle: u64,
+    pub inputs: CoreInputs,
+    pub dut: CoreOutputs,
+    pub model: CoreOutputs,
+}
+
+impl std::fmt::Display for CoreDivergence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "mrc_core diverged at cycle {}", self.cycle)?;
+        writeln!(f, "  inputs: {:?}", self.inputs)?;
+        writeln!(f, "  rtl:    {:?}", self.dut)?;
+        write!(f, "  model:  {:?}", self.model)
+    }
+}
+
+impl<D: CoreSim, M: CoreSim> Lockstep<D, M> {
+    pub fn new(dut: D, model: M) -> Self {
+        assert_eq!(dut.qps(), model.qps(), "lockstep cores of different QP counts");
+        Lockstep {
+            dut,
+            model,
+            cycle: 0,
+            mismatches: 0,
+            tx_headers: 0,
+            first: None,
+        }
+    }
+}
+
+impl<D: CoreSim, M: CoreSim> CoreSim for Lockstep<D, M> {
+    fn step(&mut self, x: &CoreInputs) -> CoreOutputs {
+        let d = self.dut.step(x);
+        let m = self.model.step(x);
+        if d != m {
+            self.mismatches += 1;
+            if self.first.is_none() {
+                self.first = Some(Box::new(CoreDivergence {
+                    cycle: self.cycle,
+                    inputs: *x,
+                    dut: d.clone(),
+                    model: m,
+                }));
+            }
+        }
+        self.cycle += 1;
+        self.tx_headers += u64::from(d.tx_valid);
+        d
+    }
+    fn qps(&self) -> usize {
+        self.dut.qps()
+    }
+}
+
+impl<T: CoreSim + ?Sized> CoreSim for Box<T> {
+    fn step(&mut self, x: &CoreInputs) -> CoreOutputs {
+        (**self).step(x)
+    }
+    fn qps(&self) -> usize {
+        (**self).qps()
+    }
+}
+
 /// A waiting NSCC event.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Slot {
