@@ -923,6 +923,12 @@ impl MrcCore {
         }
 
         // ---- EV event queue ------------------------------------------------------------------
+        // (EVQ_HEAD shows the registered head: read it before this edge's push can reuse the slot.)
+        let evq_head = if self.e_count > 0 {
+            self.evq[self.e_head] | 1 << 31
+        } else {
+            0
+        };
         let pop = csr_o.wo_stb[self.idx.wo_evq_pop]
             && csr_o.wo_data[self.idx.wo_evq_pop] & 1 == 1
             && self.e_count > 0;
@@ -977,11 +983,6 @@ impl MrcCore {
                 | u32::from(self.glue[i].rst_q) << 1
                 | u32::from(sb_o[i].qp_error) << 2
         });
-        let evq_head = if self.e_count > 0 {
-            self.evq[self.e_head] | 1 << 31
-        } else {
-            0
-        };
         let ro_vals: [u32; 22] = [
             status,
             u32::from(arb_o.rd_state) | u32::from(arb_o.rd_pen) << 8,
