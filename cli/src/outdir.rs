@@ -27,6 +27,17 @@ pub fn write_atomically(
             ),
         ));
     }
+    replace_dir(out, |tmp| {
+        fs::write(tmp.join(marker), format!("written by {command}\n"))?;
+        fill(tmp)
+    })
+}
+
+/// Fill a fresh temporary sibling of `out` with `fill`, then rename it over `out` (an existing
+/// `out` is moved aside first and removed last), so `out` is never half-written and never a mix
+/// of old and new files. On failure the temporary directory is removed and `out` kept. The
+/// caller decides whether an existing `out` may be replaced.
+pub fn replace_dir(out: &Path, fill: impl FnOnce(&Path) -> Result<(), Fail>) -> Result<(), Fail> {
     let parent = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
         _ => PathBuf::from("."),
@@ -40,10 +51,7 @@ pub fn write_atomically(
     let old = parent.join(format!(".{name}.old-{}", std::process::id()));
     let _ = fs::remove_dir_all(&tmp);
     fs::create_dir(&tmp)?;
-    let filled = fs::write(tmp.join(marker), format!("written by {command}\n"))
-        .map_err(Fail::from)
-        .and_then(|()| fill(&tmp));
-    if let Err(e) = filled {
+    if let Err(e) = fill(&tmp) {
         let _ = fs::remove_dir_all(&tmp);
         return Err(e);
     }
