@@ -1,4 +1,6 @@
-//! `mrcgen gen`: everything a tool flow needs for one config, written atomically.
+//! The generated IP for one config: `render()` gives every file (`mrcgen gen` adds the
+//! target's constraints and the FuseSoC core, then writes them through the CLI's atomic
+//! writer); `generate()` writes this set alone, atomically.
 //!
 //! Output directory layout:
 //! ```text
