@@ -225,7 +225,11 @@ impl std::fmt::Display for CoreDivergence {
 
 impl<D: CoreSim, M: CoreSim> Lockstep<D, M> {
     pub fn new(dut: D, model: M) -> Self {
-        assert_eq!(dut.qps(), model.qps(), "lockstep cores of different QP counts");
+        assert_eq!(
+            dut.qps(),
+            model.qps(),
+            "lockstep cores of different QP counts"
+        );
         Lockstep {
             dut,
             model,
