@@ -31,7 +31,8 @@
 //!   feedback never collides); else a SEND.
 //! - **Transmit.** Needs an EV in the FIFO. A QP with `rtx_valid` (and no retransmit in the
 //!   last `RTX_HOLD` cycles: the scoreboard's pick lags its SEND by a few cycles) goes first;
-//!   else a QP with pending bytes whose scoreboard `can_send` and whose `inflight + len <= cwnd`.
+//!   else a QP with pending bytes whose scoreboard `can_send` and whose `inflight + len <= cwnd`
+//!   (`inflight` = min(nxt - una, INFL_PKTS_CAP) x MTU, registered: the PSNs outstanding).
 //!   Both picks rotate from the QP after the last one served. New data is segmented by the MTU;
 //!   a retransmit header carries `len` 0 (the packet builder knows the message layout).
 //! - **Spray.** The arbiter is asked for a grant whenever the FIFO plus requests in flight is
@@ -76,6 +77,9 @@ pub const EVQ_DEPTH: usize = 16;
 pub const RTX_HOLD: u8 = 4;
 /// Steps from a SACK op to its `acked_bytes` at the scoreboard's registered outputs.
 pub const SACK_TO_ACKED: usize = 4;
+/// Outstanding packets counted into `inflight` at most (windows are <= 1024 PSNs; a stale
+/// `una` around a QP reset cannot overflow the product).
+pub const INFL_PKTS_CAP: u32 = 2047;
 /// PSNs of the scoreboard window the core leaves unused (its `una` lags by up to two cycles).
 pub const WINDOW_MARGIN: u32 = 4;
 
@@ -856,10 +860,13 @@ impl MrcCore {
                 } else {
                     0
                 };
-            gl.infl = old.infl.saturating_sub(sb_o[i].acked_bytes) + sent_len;
             if sent_new {
                 gl.nxt = (old.nxt + 1) & PSN_MASK;
             }
+            // Bytes in flight from the PSNs outstanding (the last packet counts as a full MTU):
+            // no accounting to drift, and nothing in flight reads 0.
+            let out_pkts = (gl.nxt.wrapping_sub(sb_o[i].una) & PSN_MASK).min(INFL_PKTS_CAP);
+            gl.infl = out_pkts * mtu;
             if sent_new && !gl.samp_v {
                 gl.samp_v = true;
                 gl.samp_psn = send_psn;
