@@ -10,10 +10,19 @@
 //! let state = read_field(&bar, regs::evt::EV_STATE, regs::evt::ev_state::STATE)?;
 //! ```
 //!
-//! Backends: [`linux::LinuxBar`] maps a PCI BAR from its sysfs resource file (typed
-//! [`linux::OpenError`] when no device is present); the Verilated core comes with the transport
-//! core. The tests run against the `mrc_csr` cycle model of `mrc-model` behind the trait, and
-//! the Linux backend against a fake sysfs tree.
+//! The driver API is [`device::Device`], generic over a [`device::Backend`] (a `Bar` plus a
+//! reset and host memory the device reaches by DMA): open / reset (reset pulse, block check,
+//! ring set-up), QPs, the EV profile, transport parameters, RDMA WRITEs through the SQ ring
+//! and its doorbell, completions from the CQ ring, counters and the EV event queue. The ring
+//! descriptors and the doorbell page are in [`queue`].
+//!
+//! Backends: [`cosim::CosimDevice`] wraps anything implementing
+//! `mrc_model::mrc_core::CoreSim` (the golden model now, the Verilated RTL later) with a BAR
+//! model, host memory and a DMA / queue engine model; [`linux::LinuxBar`] maps a PCI BAR from
+//! its sysfs resource file (typed [`linux::OpenError`] when no device is present; MMIO only,
+//! no DMA memory yet, so not a `Backend`). The tests run the driver against the model core
+//! (two devices back to back), the `mrc_csr` cycle model behind the trait, and the Linux
+//! backend against a fake sysfs tree.
 
 use std::fmt;
 
