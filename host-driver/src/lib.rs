@@ -10,14 +10,28 @@
 //! let state = read_field(&bar, regs::evt::EV_STATE, regs::evt::ev_state::STATE)?;
 //! ```
 //!
-//! Backends: [`linux::LinuxBar`] maps a PCI BAR from its sysfs resource file (typed
-//! [`linux::OpenError`] when no device is present); the Verilated core comes with the transport
-//! core. The tests run against the `mrc_csr` cycle model of `mrc-model` behind the trait, and
-//! the Linux backend against a fake sysfs tree.
+//! The driver API is [`device::Device`], generic over a [`device::Backend`] (a `Bar` plus a
+//! reset and host memory the device reaches by DMA): open / reset (reset pulse, block check,
+//! ring set-up), QPs, the EV profile, transport parameters, RDMA WRITEs through the SQ ring
+//! and its doorbell, completions from the CQ ring, counters and the EV event queue. The ring
+//! descriptors and the doorbell page are in [`queue`].
+//!
+//! Backends: [`cosim::CosimDevice`] wraps anything implementing
+//! `mrc_model::mrc_core::CoreSim` (the golden model now, the Verilated RTL later) with a BAR
+//! model, host memory and a DMA / queue engine model; [`linux::LinuxBar`] maps a PCI BAR from
+//! its sysfs resource file (typed [`linux::OpenError`] when no device is present; MMIO only,
+//! no DMA memory yet, so not a `Backend`). The tests run the driver against the model core
+//! (two devices back to back), the `mrc_csr` cycle model behind the trait, and the Linux
+//! backend against a fake sysfs tree.
 
 use std::fmt;
 
+pub mod cosim;
+pub mod device;
 pub mod linux;
+pub mod queue;
+
+pub use cosim::memory::MemError;
 
 /// Generated register and field constants, one module per block (`regs::csr`, `regs::qp`,
 /// `regs::xport`, `regs::evt`, `regs::nscc`, `regs::cnt`, `regs::evq`), plus [`regs::BLOCKS`].
@@ -157,6 +171,34 @@ pub enum DriverError {
     Missing {
         name: &'static str,
     },
+    /// The device did not answer an MMIO access within the backend's bound.
+    Timeout {
+        offset: u32,
+        write: bool,
+        cycles: u32,
+    },
+    /// A ring has no free entry (the device has not fetched the older ones yet).
+    RingFull {
+        ring: &'static str,
+        entries: u32,
+    },
+    /// An argument the driver refuses before touching the device.
+    BadArgument {
+        what: &'static str,
+        value: u64,
+    },
+    /// A QP number >= CSR.QPS.
+    QpOutOfRange {
+        qp: u32,
+        qps: u32,
+    },
+    /// A host-memory access outside the DMA buffer.
+    Mem(MemError),
+    /// A CQE with a status code the driver does not know.
+    BadCqe {
+        index: u32,
+        status: u8,
+    },
 }
 
 impl fmt::Display for DriverError {
@@ -190,11 +232,39 @@ impl fmt::Display for DriverError {
                 expected.version, expected.base, found.version, found.offset
             ),
             DriverError::Missing { name } => write!(f, "block {name} not found in the NEXT chain"),
+            DriverError::Timeout {
+                offset,
+                write,
+                cycles,
+            } => {
+                let op = if *write { "write" } else { "read" };
+                write!(
+                    f,
+                    "MMIO {op} at {offset:#05x}: no response within {cycles} cycles"
+                )
+            }
+            DriverError::RingFull { ring, entries } => {
+                write!(f, "{ring} ring full ({entries} entries outstanding)")
+            }
+            DriverError::BadArgument { what, value } => write!(f, "bad {what}: {value:#x}"),
+            DriverError::QpOutOfRange { qp, qps } => {
+                write!(f, "QP {qp} out of range: the device serves {qps} QPs")
+            }
+            DriverError::Mem(e) => write!(f, "{e}"),
+            DriverError::BadCqe { index, status } => {
+                write!(f, "CQE {index} has unknown status {status}")
+            }
         }
     }
 }
 
 impl std::error::Error for DriverError {}
+
+impl From<MemError> for DriverError {
+    fn from(e: MemError) -> Self {
+        DriverError::Mem(e)
+    }
+}
 
 impl From<BusError> for DriverError {
     fn from(e: BusError) -> Self {
