@@ -139,7 +139,7 @@ fn transfer(
         now_ns = now_ns.wrapping_add(4);
         xa.now_ns = now_ns;
         xb.now_ns = now_ns;
-        xa.tick = t % 256 == 0;
+        xa.tick = t.is_multiple_of(256);
         xb.tick = xa.tick;
         if posted < qps {
             xa.sq_valid = true;

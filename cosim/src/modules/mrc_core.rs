@@ -618,7 +618,7 @@ impl CoreTraffic {
         x.rx_psn = near;
         x.rx_kind = match r.below(8) {
             0 => r.below(256) as u8,
-            1 | 2 | 3 => RX_DATA,
+            1..=3 => RX_DATA,
             4 | 5 => RX_SACK,
             _ => RX_NACK,
         };
