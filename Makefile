@@ -6,7 +6,7 @@ MRCGEN := $(CARGO) run -q -p mrcgen --
 # Cycles per module for `make run`.
 RUN_CYCLES ?= 1000000
 # Configs the Verilog lint gate covers (the built-in default is always linted).
-LINT_CONFIGS := configs/small.toml configs/max.toml configs/sack64.toml configs/nscc_wide.toml
+LINT_CONFIGS := configs/small.toml configs/max.toml configs/sack64.toml configs/nscc_wide.toml configs/core_small.toml
 # Tools `make test` needs; installed through apt when missing.
 APT_TOOLS := verilator yosys
 

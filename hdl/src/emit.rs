@@ -10,6 +10,7 @@ pub const MODULES: &[&str] = &[
     "sack_tx_scoreboard",
     "nscc_window",
     "mrc_csr",
+    "mrc_core",
 ];
 
 /// One emitted module: its name and Verilog text.
@@ -43,6 +44,11 @@ pub fn emit_module(module: &str, cfg: &NicConfig) -> Option<Emitted> {
         }
         "mrc_csr" => {
             let mut uut = crate::mrc_csr::MrcCsr::new(cfg);
+            uut.connect_all();
+            generate_verilog(&uut)
+        }
+        "mrc_core" => {
+            let mut uut = crate::mrc_core::MrcCore::new(cfg);
             uut.connect_all();
             generate_verilog(&uut)
         }

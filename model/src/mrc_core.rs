@@ -562,6 +562,12 @@ impl MrcCore {
         let rx_o: Vec<_> = self.rx.iter().map(|b| *b.outputs()).collect();
         let cc_ready: Vec<bool> = self.cc.iter().map(|b| b.ready()).collect();
         let cwnd: Vec<u32> = self.cc.iter().map(|b| b.shown().cwnd).collect();
+        // NSCC readback (CWND, MAXWND, BASE_RTT) from the registered outputs, before the step.
+        let cc_show: Vec<[u32; 3]> = self
+            .cc
+            .iter()
+            .map(|b| [b.shown().cwnd, b.shown().maxwnd, b.shown().base_rtt])
+            .collect();
         let rwv = |i: usize| csr_o.rw[self.idx.rw[i]];
         let qp_sel = rwv(rw::QP_SEL) as usize;
         let sel_ok = qp_sel < q;
@@ -998,9 +1004,9 @@ impl MrcCore {
             status,
             u32::from(arb_o.rd_state) | u32::from(arb_o.rd_pen) << 8,
             self.evrd,
-            sel(&|i| self.cc[i].shown().cwnd),
-            sel(&|i| self.cc[i].shown().maxwnd),
-            sel(&|i| self.cc[i].shown().base_rtt),
+            sel(&|i| cc_show[i][0]),
+            sel(&|i| cc_show[i][1]),
+            sel(&|i| cc_show[i][2]),
             c.pkts_sent,
             c.retransmits,
             c.trims,

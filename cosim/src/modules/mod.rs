@@ -4,6 +4,7 @@
 //! [`harness`]; the runner, the VCD writer, the CLI and the benches are shared.
 
 pub mod ev_spray_arbiter;
+pub mod mrc_core;
 pub mod mrc_csr;
 pub mod nscc_window;
 pub mod sack_rx_tracker;
@@ -187,6 +188,19 @@ pub fn harness(module: &str, cfg: &NicConfig, seed: u64) -> Result<Harness, Cosi
             let ports = CsrWirePorts::new(lib.port_map(), cfg)?;
             let model = CsrModel::new(cfg, ports.clone());
             let mut traffic = CsrTraffic::new(cfg, seed, CsrMix::default());
+            let stimulus = move |cycle: u64, w: &mut [u32]| {
+                let x = traffic.next_inputs(cycle);
+                ports.pack_inputs(&x, w);
+            };
+            Ok(Harness::new(MODULE, lib, (v, w), model, stimulus))
+        }
+        mrc_core::MODULE => {
+            use mrc_core::*;
+            let (v, w) = emit_sources(MODULE, cfg)?;
+            let lib = build_from(MODULE, &v, &w)?;
+            let ports = CorePorts::new(lib.port_map(), cfg)?;
+            let model = CoreModel::new(cfg, ports.clone());
+            let mut traffic = CoreTraffic::new(cfg, seed, CoreMix::default());
             let stimulus = move |cycle: u64, w: &mut [u32]| {
                 let x = traffic.next_inputs(cycle);
                 ports.pack_inputs(&x, w);

@@ -1,0 +1,1743 @@
+//! `mrc_core`: the MRC transport core. The four blocks (`ev_spray_arbiter`, one shared;
+//! `sack_tx_scoreboard`, `sack_rx_tracker`, `nscc_window`, one of each per QP) and `mrc_csr`,
+//! with the glue of `model/src/mrc_core.rs` (its module doc is the contract: receive stage, one
+//! scoreboard op per QP per cycle, transmit pick, EV FIFO, feedback, NSCC event slots, RTT
+//! samples, QP control, EV event queue, counters). The cosim proves the two equal every cycle.
+//!
+//! Every glue decision reads the sub-blocks' registered outputs; the core's own outputs are
+//! registered (`tx_*`, `ack_*`) or a sub-block's registered output passed through (`una$i`,
+//! the MMIO responses; `wr_ready`/`rd_ready` are the CSR block's decode of this clock's
+//! `wr_valid`). The CSR ports the core uses are looked up by register name at elaboration
+//! (`mrc_regmap::build`, in map order per access class, as `mrc_csr` numbers them) and selected
+//! with one-iteration loops (`for j in k..k + 1`), so no runtime index is involved.
+
+use crate::ev_spray_arbiter::EvSprayArbiter;
+use crate::mrc_csr::MrcCsr;
+use crate::nscc_window::NsccWindow;
+use crate::sack_rx_tracker::SackRxTracker;
+use crate::sack_tx_scoreboard::SackTxScoreboard;
+use mrc_config::NicConfig;
+use mrc_regmap::Access;
+use rust_hdl::prelude::*;
+use rust_hdl::widgets::ramrom::ram::RAM;
+
+/// Arbiter grants held ahead of the transmit pick (model: `EV_FIFO_DEPTH`).
+pub const EV_FIFO_DEPTH: usize = 8;
+/// Entries of the EV event queue (model: `EVQ_DEPTH`).
+pub const EVQ_DEPTH: usize = 16;
+/// Stages of the SACK -> `acked_bytes` line (model: `SACK_TO_ACKED`).
+pub const SACK_TO_ACKED: usize = 4;
+/// Scoreboard window PSNs the core leaves unused (model: `WINDOW_MARGIN`).
+pub const WINDOW_MARGIN: u32 = 4;
+
+/// RW registers the core reads, in the order of the `_rw` index array.
+const RW_NAMES: [(&str, &str); 12] = [
+    ("QP", "QP_SEL"),
+    ("QP", "QP_INIT_PSN"),
+    ("XPORT", "MPR"),
+    ("XPORT", "RTO_EXP"),
+    ("XPORT", "RTO_LINEAR_RETRIES"),
+    ("XPORT", "RTO_BACKOFF_RETRIES"),
+    ("XPORT", "RTX_OOO_THRESHOLD"),
+    ("XPORT", "SACK_COALESCE_BYTES"),
+    ("XPORT", "SPRAY_POLICY"),
+    ("XPORT", "EV_MIN_ACTIVE"),
+    ("EVT", "EV_INDEX"),
+    ("EVT", "EV_VALUE"),
+];
+/// RO registers the core drives (every RO register of the map), in the order of `_ro`.
+const RO_NAMES: [(&str, &str); 22] = [
+    ("QP", "QP_STATUS"),
+    ("EVT", "EV_STATE"),
+    ("EVT", "EV_READ_VALUE"),
+    ("NSCC", "CWND"),
+    ("NSCC", "MAXWND"),
+    ("NSCC", "BASE_RTT"),
+    ("CNT", "PKTS_SENT"),
+    ("CNT", "RETRANSMITS"),
+    ("CNT", "TRIMS"),
+    ("CNT", "NACK_TRIMMED"),
+    ("CNT", "NACK_TRIMMED_LASTHOP"),
+    ("CNT", "NACK_OOR_WINDOW"),
+    ("CNT", "NACK_OTHER"),
+    ("CNT", "TIMEOUTS"),
+    ("CNT", "OUT_OF_WINDOW"),
+    ("CNT", "RX_DROPPED"),
+    ("CNT", "REFUSED_OPS"),
+    ("CNT", "NSCC_EV_DROPS"),
+    ("CNT", "ACKS_SENT"),
+    ("EVQ", "EVQ_HEAD"),
+    ("EVQ", "EVQ_DEPTH"),
+    ("EVQ", "EVQ_DROPS"),
+];
+
+#[derive(LogicBlock)]
+pub struct MrcCore {
+    pub clock: Signal<In, Clock>,
+    pub rst: Signal<In, Bit>,
+    // MMIO.
+    pub wr_valid: Signal<In, Bit>,
+    pub wr_addr: Signal<In, Bits<12>>,
+    pub wr_data: Signal<In, Bits<32>>,
+    pub wr_strb: Signal<In, Bits<4>>,
+    pub rd_valid: Signal<In, Bit>,
+    pub rd_addr: Signal<In, Bits<12>>,
+    pub now_ns: Signal<In, Bits<32>>,
+    pub tick: Signal<In, Bit>,
+    pub plane_ready: Signal<In, Bits<8>>,
+    pub sq_valid: Signal<In, Bit>,
+    pub sq_qp: Signal<In, Bits<8>>,
+    pub sq_bytes: Signal<In, Bits<32>>,
+    pub rx_valid: Signal<In, Bit>,
+    pub rx_qp: Signal<In, Bits<8>>,
+    pub rx_kind: Signal<In, Bits<8>>,
+    pub rx_psn: Signal<In, Bits<24>>,
+    pub rx_len: Signal<In, Bits<16>>,
+    pub rx_ecn: Signal<In, Bit>,
+    pub rx_trimmed: Signal<In, Bit>,
+    pub rx_lasthop: Signal<In, Bit>,
+    pub rx_ackreq: Signal<In, Bit>,
+    pub rx_ev: Signal<In, Bits<32>>,
+    pub rx_ev_idx: Signal<In, Bits<8>>,
+    pub rx_offset: Signal<In, Bits<16>>,
+    pub rx_bitmap: Signal<In, Bits<64>>,
+    pub rx_m: Signal<In, Bits<2>>,
+    pub rx_rcvd_bytes: Signal<In, Bits<24>>,
+    pub rx_reason: Signal<In, Bits<8>>,
+
+    pub wr_ready: Signal<Out, Bit>,
+    pub rd_ready: Signal<Out, Bit>,
+    pub b_valid: Signal<Out, Bit>,
+    pub b_resp: Signal<Out, Bits<2>>,
+    pub r_valid: Signal<Out, Bit>,
+    pub r_data: Signal<Out, Bits<32>>,
+    pub r_resp: Signal<Out, Bits<2>>,
+    pub tx_valid: Signal<Out, Bit>,
+    pub tx_qp: Signal<Out, Bits<8>>,
+    pub tx_psn: Signal<Out, Bits<24>>,
+    pub tx_ev: Signal<Out, Bits<32>>,
+    pub tx_ev_idx: Signal<Out, Bits<8>>,
+    pub tx_plane: Signal<Out, Bits<3>>,
+    pub tx_rtx: Signal<Out, Bit>,
+    pub tx_len: Signal<Out, Bits<16>>,
+    pub tx_last: Signal<Out, Bit>,
+    pub ack_valid: Signal<Out, Bit>,
+    pub ack_qp: Signal<Out, Bits<8>>,
+    pub ack_nack: Signal<Out, Bit>,
+    pub ack_cack: Signal<Out, Bits<24>>,
+    pub ack_offset: Signal<Out, Bits<16>>,
+    pub ack_bitmap: Signal<Out, Bits<64>>,
+    pub ack_m: Signal<Out, Bits<2>>,
+    pub ack_ev: Signal<Out, Bits<32>>,
+    pub ack_rcvd_bytes: Signal<Out, Bits<24>>,
+    pub ack_reason: Signal<Out, Bits<8>>,
+    pub ack_psn: Signal<Out, Bits<24>>,
+    pub una: Vec<Signal<Out, Bits<24>>>,
+
+    // Blocks.
+    csr: MrcCsr,
+    arb: EvSprayArbiter,
+    sb: Vec<SackTxScoreboard>,
+    rx: Vec<SackRxTracker>,
+    cc: Vec<NsccWindow>,
+    /// EV values loaded (EV_READ_VALUE): 256 x 32, read registered, read-first.
+    shadow: RAM<Bits<32>, 8>,
+
+    // Elaboration constants.
+    k_q8: Constant<Bits<8>>,
+    k_q16: Constant<Bits<16>>,
+    k_mtu: Constant<Bits<32>>,
+    k_win: Constant<Bits<24>>,
+    k_total: Constant<Bits<9>>,
+    k_seed: Constant<Bits<16>>,
+    k_sat24: Constant<Bits<33>>,
+    k_bit31: Constant<Bits<32>>,
+    qi8: Vec<Constant<Bits<8>>>,
+    qi16: Vec<Constant<Bits<16>>>,
+    qnext: Vec<Constant<Bits<8>>>,
+    fi: Vec<Constant<Bits<3>>>,
+    ei: Vec<Constant<Bits<4>>>,
+
+    // Per-QP glue.
+    en: Vec<DFF<Bit>>,
+    rst_q: Vec<DFF<Bit>>,
+    pend: Vec<DFF<Bits<32>>>,
+    nxt: Vec<DFF<Bits<24>>>,
+    infl: Vec<DFF<Bits<32>>>,
+    samp_v: Vec<DFF<Bit>>,
+    samp_psn: Vec<DFF<Bits<24>>>,
+    samp_t: Vec<DFF<Bits<32>>>,
+    s_valid: Vec<DFF<Bit>>,
+    s_kind: Vec<DFF<Bits<2>>>,
+    s_bytes: Vec<DFF<Bits<32>>>,
+    s_rtt: Vec<DFF<Bits<32>>>,
+    s_ecn: Vec<DFF<Bit>>,
+    hold: Vec<DFF<Bits<3>>>,
+    tick_pend: Vec<DFF<Bit>>,
+
+    // R stage.
+    rs_valid: DFF<Bit>,
+    rs_qp: DFF<Bits<8>>,
+    rs_kind: DFF<Bits<8>>,
+    rs_psn: DFF<Bits<24>>,
+    rs_len: DFF<Bits<16>>,
+    rs_ecn: DFF<Bit>,
+    rs_trimmed: DFF<Bit>,
+    rs_lasthop: DFF<Bit>,
+    rs_ackreq: DFF<Bit>,
+    rs_ev: DFF<Bits<32>>,
+    rs_ev_idx: DFF<Bits<8>>,
+    rs_offset: DFF<Bits<16>>,
+    rs_bitmap: DFF<Bits<64>>,
+    rs_m: DFF<Bits<2>>,
+    rs_rcvd: DFF<Bits<24>>,
+    rs_reason: DFF<Bits<8>>,
+
+    // SACK -> acked_bytes line.
+    ln_v: Vec<DFF<Bit>>,
+    ln_qp: Vec<DFF<Bits<8>>>,
+    ln_ecn: Vec<DFF<Bit>>,
+    ln_rtt: Vec<DFF<Bits<32>>>,
+
+    // EV FIFO and its request credit; round-robin pointer.
+    f_idx: Vec<DFF<Bits<8>>>,
+    f_plane: Vec<DFF<Bits<3>>>,
+    f_ev: Vec<DFF<Bits<32>>>,
+    f_head: DFF<Bits<3>>,
+    f_count: DFF<Bits<4>>,
+    preq: DFF<Bits<4>>,
+    rr: DFF<Bits<8>>,
+
+    // EV event queue: {kind[14:12], want[9:8], idx[7:0]}.
+    e_ent: Vec<DFF<Bits<16>>>,
+    e_head: DFF<Bits<4>>,
+    e_count: DFF<Bits<5>>,
+
+    // Counters.
+    c_pkts: DFF<Bits<32>>,
+    c_rtx: DFF<Bits<32>>,
+    c_trims: DFF<Bits<32>>,
+    c_ntrim: DFF<Bits<32>>,
+    c_ntrim_lh: DFF<Bits<32>>,
+    c_noor: DFF<Bits<32>>,
+    c_nother: DFF<Bits<32>>,
+    c_tmo: DFF<Bits<32>>,
+    c_oow: DFF<Bits<32>>,
+    c_rxdrop: DFF<Bits<32>>,
+    c_refused: DFF<Bits<32>>,
+    c_nsccdrop: DFF<Bits<32>>,
+    c_acks: DFF<Bits<32>>,
+    c_evqdrop: DFF<Bits<32>>,
+
+    // Output registers.
+    o_tx_valid: DFF<Bit>,
+    o_tx_qp: DFF<Bits<8>>,
+    o_tx_psn: DFF<Bits<24>>,
+    o_tx_ev: DFF<Bits<32>>,
+    o_tx_ev_idx: DFF<Bits<8>>,
+    o_tx_plane: DFF<Bits<3>>,
+    o_tx_rtx: DFF<Bit>,
+    o_tx_len: DFF<Bits<16>>,
+    o_tx_last: DFF<Bit>,
+    o_ack_valid: DFF<Bit>,
+    o_ack_qp: DFF<Bits<8>>,
+    o_ack_nack: DFF<Bit>,
+    o_ack_cack: DFF<Bits<24>>,
+    o_ack_offset: DFF<Bits<16>>,
+    o_ack_bitmap: DFF<Bits<64>>,
+    o_ack_m: DFF<Bits<2>>,
+    o_ack_ev: DFF<Bits<32>>,
+    o_ack_rcvd: DFF<Bits<24>>,
+    o_ack_reason: DFF<Bits<8>>,
+    o_ack_psn: DFF<Bits<24>>,
+
+    // Intermediates.
+    l_qp_sel: Signal<Local, Bits<16>>,
+    l_sel_ok: Signal<Local, Bit>,
+    l_init_psn: Signal<Local, Bits<24>>,
+    l_ev_index: Signal<Local, Bits<8>>,
+    l_ev_value: Signal<Local, Bits<32>>,
+    l_ctrl_stb: Signal<Local, Bit>,
+    l_ctrl_op: Signal<Local, Bits<2>>,
+    l_ev_op_stb: Signal<Local, Bit>,
+    l_ev_op: Signal<Local, Bits<2>>,
+    l_rx_op: Signal<Local, Bit>,
+    l_rx_sack: Signal<Local, Bit>,
+    l_rxq_en: Signal<Local, Bit>,
+    l_rx_ok: Signal<Local, Bit>,
+    l_is_nack: Signal<Local, Bit>,
+    l_trim_nack: Signal<Local, Bit>,
+    l_tick_f: Signal<Local, Bit>,
+    l_tick_qp: Signal<Local, Bits<8>>,
+    l_have_ev: Signal<Local, Bit>,
+    l_len: Signal<Local, Bits<32>>,
+    l_busy: Signal<Local, Bit>,
+    l_base: Signal<Local, Bit>,
+    l_win: Signal<Local, Bits<24>>,
+    l_isum: Signal<Local, Bits<33>>,
+    l_er: Signal<Local, Bit>,
+    l_en: Signal<Local, Bit>,
+    l_rh_f: Signal<Local, Bit>,
+    l_rh: Signal<Local, Bits<8>>,
+    l_ra_f: Signal<Local, Bit>,
+    l_ra: Signal<Local, Bits<8>>,
+    l_nh_f: Signal<Local, Bit>,
+    l_nh: Signal<Local, Bits<8>>,
+    l_na_f: Signal<Local, Bit>,
+    l_na: Signal<Local, Bits<8>>,
+    l_send: Signal<Local, Bit>,
+    l_send_rtx: Signal<Local, Bit>,
+    l_send_qp: Signal<Local, Bits<8>>,
+    l_send_psn: Signal<Local, Bits<24>>,
+    l_send_len: Signal<Local, Bits<32>>,
+    l_send_pend: Signal<Local, Bits<32>>,
+    l_h_idx: Signal<Local, Bits<8>>,
+    l_h_plane: Signal<Local, Bits<3>>,
+    l_h_ev: Signal<Local, Bits<32>>,
+    l_fb_valid: Signal<Local, Bit>,
+    l_fb_qp: Signal<Local, Bits<8>>,
+    l_fb_idx: Signal<Local, Bits<8>>,
+    l_fb_kind: Signal<Local, Bits<3>>,
+    l_timeout: Signal<Local, Bit>,
+    l_op: Signal<Local, Bits<3>>,
+    l_ack_f: Signal<Local, Bit>,
+    l_oow: Signal<Local, Bits<32>>,
+    l_a_sv: Signal<Local, Bit>,
+    l_a_spsn: Signal<Local, Bits<24>>,
+    l_a_st: Signal<Local, Bits<32>>,
+    l_sdiff: Signal<Local, Bits<24>>,
+    l_samp_clr: Signal<Local, Bit>,
+    l_rtt: Signal<Local, Bits<32>>,
+    l_drops: Signal<Local, Bits<32>>,
+    l_taken: Signal<Local, Bit>,
+    l_sv: Signal<Local, Bit>,
+    l_sk: Signal<Local, Bits<2>>,
+    l_sb: Signal<Local, Bits<32>>,
+    l_sr: Signal<Local, Bits<32>>,
+    l_se: Signal<Local, Bit>,
+    l_c_rto: Signal<Local, Bit>,
+    l_c_trim: Signal<Local, Bit>,
+    l_c_ack: Signal<Local, Bit>,
+    l_nhi: Signal<Local, Bits<2>>,
+    l_free: Signal<Local, Bit>,
+    l_msum: Signal<Local, Bits<33>>,
+    l_sqe: Signal<Local, Bit>,
+    l_sq_rst: Signal<Local, Bit>,
+    l_sq_pend: Signal<Local, Bits<32>>,
+    l_sq_sum: Signal<Local, Bits<33>>,
+    l_sq_ok: Signal<Local, Bit>,
+    l_is_send: Signal<Local, Bit>,
+    l_sent_new: Signal<Local, Bit>,
+    l_sent_rtx: Signal<Local, Bit>,
+    l_sent_len: Signal<Local, Bits<32>>,
+    l_sq_add: Signal<Local, Bits<32>>,
+    l_infl_sub: Signal<Local, Bits<32>>,
+    l_gsv: Signal<Local, Bit>,
+    l_req: Signal<Local, Bit>,
+    l_fsum: Signal<Local, Bits<5>>,
+    l_back: Signal<Local, Bit>,
+    l_preq: Signal<Local, Bits<4>>,
+    l_fhead: Signal<Local, Bits<3>>,
+    l_fcount: Signal<Local, Bits<4>>,
+    l_ftail: Signal<Local, Bits<3>>,
+    l_pop: Signal<Local, Bit>,
+    l_push: Signal<Local, Bit>,
+    l_want: Signal<Local, Bits<2>>,
+    l_ent: Signal<Local, Bits<16>>,
+    l_ehead: Signal<Local, Bits<4>>,
+    l_ecount: Signal<Local, Bits<5>>,
+    l_etail: Signal<Local, Bits<4>>,
+    l_evq_drop: Signal<Local, Bit>,
+    l_evq_head: Signal<Local, Bits<32>>,
+    l_status: Signal<Local, Bits<32>>,
+    l_cwnd: Signal<Local, Bits<32>>,
+    l_maxwnd: Signal<Local, Bits<32>>,
+    l_base_rtt: Signal<Local, Bits<32>>,
+    l_refused: Signal<Local, Bits<32>>,
+    l_rr_next: Signal<Local, Bits<8>>,
+    l_x32: Signal<Local, Bits<32>>,
+    l_y32: Signal<Local, Bits<32>>,
+    l_st_en: Signal<Local, Bit>,
+    l_st_rst: Signal<Local, Bit>,
+    l_st_err: Signal<Local, Bit>,
+    l_brtt: Signal<Local, Bits<24>>,
+    l_hent: Signal<Local, Bits<16>>,
+
+    // Elaboration-only: loop bounds and CSR vector indices.
+    _q: usize,
+    _n_w1c: usize,
+    _rw: [usize; 12],
+    _ro: [usize; 22],
+    _wo_qp_ctrl: usize,
+    _wo_ev_op: usize,
+    _wo_evq_pop: usize,
+    _w1c_evq_status: usize,
+    // One past each index (loop ends: `for j in k..k_e` selects entry k).
+    _rw_e: [usize; 12],
+    _ro_e: [usize; 22],
+    _wo_qp_ctrl_e: usize,
+    _wo_ev_op_e: usize,
+    _wo_evq_pop_e: usize,
+    _w1c_evq_status_e: usize,
+}
+
+impl MrcCore {
+    pub fn new(cfg: &NicConfig) -> Self {
+        let q = cfg.qps as usize;
+        let map = mrc_regmap::build(cfg);
+        let class = |acc: Access| -> Vec<(&'static str, &'static str)> {
+            map.registers()
+                .filter(|l| l.reg.access == acc)
+                .map(|l| (l.block.name, l.reg.name))
+                .collect()
+        };
+        let (ro, rw, w1c, wo) = (
+            class(Access::Ro),
+            class(Access::Rw),
+            class(Access::W1c),
+            class(Access::Wo),
+        );
+        let find = |v: &[(&str, &str)], key: (&str, &str)| {
+            v.iter()
+                .position(|&k| k == key)
+                .unwrap_or_else(|| panic!("register {}.{} missing from the map", key.0, key.1))
+        };
+        assert_eq!(
+            ro.len(),
+            RO_NAMES.len(),
+            "every RO register of the map is driven by the core"
+        );
+        let mut rw_i = [0; 12];
+        for (k, n) in RW_NAMES.iter().enumerate() {
+            rw_i[k] = find(&rw, *n);
+        }
+        let mut ro_i = [0; 22];
+        for (k, n) in RO_NAMES.iter().enumerate() {
+            ro_i[k] = find(&ro, *n);
+        }
+        let wo_qp_ctrl = find(&wo, ("QP", "QP_CTRL"));
+        let wo_ev_op = find(&wo, ("EVT", "EV_OP"));
+        let wo_evq_pop = find(&wo, ("EVQ", "EVQ_POP"));
+        let w1c_evq_status = find(&w1c, ("EVQ", "EVQ_STATUS"));
+        fn dffs<T: Synth>(n: usize) -> Vec<DFF<T>> {
+            (0..n).map(|_| Default::default()).collect()
+        }
+        fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
+            Constant::new(v.into())
+        }
+        MrcCore {
+            clock: Default::default(),
+            rst: Default::default(),
+            wr_valid: Default::default(),
+            wr_addr: Default::default(),
+            wr_data: Default::default(),
+            wr_strb: Default::default(),
+            rd_valid: Default::default(),
+            rd_addr: Default::default(),
+            now_ns: Default::default(),
+            tick: Default::default(),
+            plane_ready: Default::default(),
+            sq_valid: Default::default(),
+            sq_qp: Default::default(),
+            sq_bytes: Default::default(),
+            rx_valid: Default::default(),
+            rx_qp: Default::default(),
+            rx_kind: Default::default(),
+            rx_psn: Default::default(),
+            rx_len: Default::default(),
+            rx_ecn: Default::default(),
+            rx_trimmed: Default::default(),
+            rx_lasthop: Default::default(),
+            rx_ackreq: Default::default(),
+            rx_ev: Default::default(),
+            rx_ev_idx: Default::default(),
+            rx_offset: Default::default(),
+            rx_bitmap: Default::default(),
+            rx_m: Default::default(),
+            rx_rcvd_bytes: Default::default(),
+            rx_reason: Default::default(),
+            wr_ready: Default::default(),
+            rd_ready: Default::default(),
+            b_valid: Default::default(),
+            b_resp: Default::default(),
+            r_valid: Default::default(),
+            r_data: Default::default(),
+            r_resp: Default::default(),
+            tx_valid: Default::default(),
+            tx_qp: Default::default(),
+            tx_psn: Default::default(),
+            tx_ev: Default::default(),
+            tx_ev_idx: Default::default(),
+            tx_plane: Default::default(),
+            tx_rtx: Default::default(),
+            tx_len: Default::default(),
+            tx_last: Default::default(),
+            ack_valid: Default::default(),
+            ack_qp: Default::default(),
+            ack_nack: Default::default(),
+            ack_cack: Default::default(),
+            ack_offset: Default::default(),
+            ack_bitmap: Default::default(),
+            ack_m: Default::default(),
+            ack_ev: Default::default(),
+            ack_rcvd_bytes: Default::default(),
+            ack_reason: Default::default(),
+            ack_psn: Default::default(),
+            una: (0..q).map(|_| Default::default()).collect(),
+            csr: MrcCsr::new(cfg),
+            arb: EvSprayArbiter::new(cfg),
+            sb: (0..q).map(|_| SackTxScoreboard::new(cfg)).collect(),
+            rx: (0..q).map(|_| SackRxTracker::new(cfg)).collect(),
+            cc: (0..q).map(|_| NsccWindow::new(cfg)).collect(),
+            shadow: RAM::from((0..256).map(|_| Bits::<32>::from(0u64))),
+            k_q8: c(q as u64),
+            k_q16: c(q as u64),
+            k_mtu: c(u64::from(cfg.mtu)),
+            k_win: c(u64::from(cfg.sack_window_bits - WINDOW_MARGIN)),
+            k_total: c(u64::from(cfg.total_evs())),
+            k_seed: c(u64::from(cfg.qp_spray_seed(0))),
+            k_sat24: c(0xFF_FFFF),
+            k_bit31: c(1 << 31),
+            qi8: (0..q as u64).map(c).collect(),
+            qi16: (0..q as u64).map(c).collect(),
+            qnext: (0..q).map(|i| c(((i + 1) % q) as u64)).collect(),
+            fi: (0..EV_FIFO_DEPTH as u64).map(c).collect(),
+            ei: (0..EVQ_DEPTH as u64).map(c).collect(),
+            en: dffs(q),
+            rst_q: dffs(q),
+            pend: dffs(q),
+            nxt: dffs(q),
+            infl: dffs(q),
+            samp_v: dffs(q),
+            samp_psn: dffs(q),
+            samp_t: dffs(q),
+            s_valid: dffs(q),
+            s_kind: dffs(q),
+            s_bytes: dffs(q),
+            s_rtt: dffs(q),
+            s_ecn: dffs(q),
+            hold: dffs(q),
+            tick_pend: dffs(q),
+            rs_valid: Default::default(),
+            rs_qp: Default::default(),
+            rs_kind: Default::default(),
+            rs_psn: Default::default(),
+            rs_len: Default::default(),
+            rs_ecn: Default::default(),
+            rs_trimmed: Default::default(),
+            rs_lasthop: Default::default(),
+            rs_ackreq: Default::default(),
+            rs_ev: Default::default(),
+            rs_ev_idx: Default::default(),
+            rs_offset: Default::default(),
+            rs_bitmap: Default::default(),
+            rs_m: Default::default(),
+            rs_rcvd: Default::default(),
+            rs_reason: Default::default(),
+            ln_v: dffs(SACK_TO_ACKED),
+            ln_qp: dffs(SACK_TO_ACKED),
+            ln_ecn: dffs(SACK_TO_ACKED),
+            ln_rtt: dffs(SACK_TO_ACKED),
+            f_idx: dffs(EV_FIFO_DEPTH),
+            f_plane: dffs(EV_FIFO_DEPTH),
+            f_ev: dffs(EV_FIFO_DEPTH),
+            f_head: Default::default(),
+            f_count: Default::default(),
+            preq: Default::default(),
+            rr: Default::default(),
+            e_ent: dffs(EVQ_DEPTH),
+            e_head: Default::default(),
+            e_count: Default::default(),
+            c_pkts: Default::default(),
+            c_rtx: Default::default(),
+            c_trims: Default::default(),
+            c_ntrim: Default::default(),
+            c_ntrim_lh: Default::default(),
+            c_noor: Default::default(),
+            c_nother: Default::default(),
+            c_tmo: Default::default(),
+            c_oow: Default::default(),
+            c_rxdrop: Default::default(),
+            c_refused: Default::default(),
+            c_nsccdrop: Default::default(),
+            c_acks: Default::default(),
+            c_evqdrop: Default::default(),
+            o_tx_valid: Default::default(),
+            o_tx_qp: Default::default(),
+            o_tx_psn: Default::default(),
+            o_tx_ev: Default::default(),
+            o_tx_ev_idx: Default::default(),
+            o_tx_plane: Default::default(),
+            o_tx_rtx: Default::default(),
+            o_tx_len: Default::default(),
+            o_tx_last: Default::default(),
+            o_ack_valid: Default::default(),
+            o_ack_qp: Default::default(),
+            o_ack_nack: Default::default(),
+            o_ack_cack: Default::default(),
+            o_ack_offset: Default::default(),
+            o_ack_bitmap: Default::default(),
+            o_ack_m: Default::default(),
+            o_ack_ev: Default::default(),
+            o_ack_rcvd: Default::default(),
+            o_ack_reason: Default::default(),
+            o_ack_psn: Default::default(),
+            l_qp_sel: Default::default(),
+            l_sel_ok: Default::default(),
+            l_init_psn: Default::default(),
+            l_ev_index: Default::default(),
+            l_ev_value: Default::default(),
+            l_ctrl_stb: Default::default(),
+            l_ctrl_op: Default::default(),
+            l_ev_op_stb: Default::default(),
+            l_ev_op: Default::default(),
+            l_rx_op: Default::default(),
+            l_rx_sack: Default::default(),
+            l_rxq_en: Default::default(),
+            l_rx_ok: Default::default(),
+            l_is_nack: Default::default(),
+            l_trim_nack: Default::default(),
+            l_tick_f: Default::default(),
+            l_tick_qp: Default::default(),
+            l_have_ev: Default::default(),
+            l_len: Default::default(),
+            l_busy: Default::default(),
+            l_base: Default::default(),
+            l_win: Default::default(),
+            l_isum: Default::default(),
+            l_er: Default::default(),
+            l_en: Default::default(),
+            l_rh_f: Default::default(),
+            l_rh: Default::default(),
+            l_ra_f: Default::default(),
+            l_ra: Default::default(),
+            l_nh_f: Default::default(),
+            l_nh: Default::default(),
+            l_na_f: Default::default(),
+            l_na: Default::default(),
+            l_send: Default::default(),
+            l_send_rtx: Default::default(),
+            l_send_qp: Default::default(),
+            l_send_psn: Default::default(),
+            l_send_len: Default::default(),
+            l_send_pend: Default::default(),
+            l_h_idx: Default::default(),
+            l_h_plane: Default::default(),
+            l_h_ev: Default::default(),
+            l_fb_valid: Default::default(),
+            l_fb_qp: Default::default(),
+            l_fb_idx: Default::default(),
+            l_fb_kind: Default::default(),
+            l_timeout: Default::default(),
+            l_op: Default::default(),
+            l_ack_f: Default::default(),
+            l_oow: Default::default(),
+            l_a_sv: Default::default(),
+            l_a_spsn: Default::default(),
+            l_a_st: Default::default(),
+            l_sdiff: Default::default(),
+            l_samp_clr: Default::default(),
+            l_rtt: Default::default(),
+            l_drops: Default::default(),
+            l_taken: Default::default(),
+            l_sv: Default::default(),
+            l_sk: Default::default(),
+            l_sb: Default::default(),
+            l_sr: Default::default(),
+            l_se: Default::default(),
+            l_c_rto: Default::default(),
+            l_c_trim: Default::default(),
+            l_c_ack: Default::default(),
+            l_nhi: Default::default(),
+            l_free: Default::default(),
+            l_msum: Default::default(),
+            l_sqe: Default::default(),
+            l_sq_rst: Default::default(),
+            l_sq_pend: Default::default(),
+            l_sq_sum: Default::default(),
+            l_sq_ok: Default::default(),
+            l_is_send: Default::default(),
+            l_sent_new: Default::default(),
+            l_sent_rtx: Default::default(),
+            l_sent_len: Default::default(),
+            l_sq_add: Default::default(),
+            l_infl_sub: Default::default(),
+            l_gsv: Default::default(),
+            l_req: Default::default(),
+            l_fsum: Default::default(),
+            l_back: Default::default(),
+            l_preq: Default::default(),
+            l_fhead: Default::default(),
+            l_fcount: Default::default(),
+            l_ftail: Default::default(),
+            l_pop: Default::default(),
+            l_push: Default::default(),
+            l_want: Default::default(),
+            l_ent: Default::default(),
+            l_ehead: Default::default(),
+            l_ecount: Default::default(),
+            l_etail: Default::default(),
+            l_evq_drop: Default::default(),
+            l_evq_head: Default::default(),
+            l_status: Default::default(),
+            l_cwnd: Default::default(),
+            l_maxwnd: Default::default(),
+            l_base_rtt: Default::default(),
+            l_refused: Default::default(),
+            l_rr_next: Default::default(),
+            l_x32: Default::default(),
+            l_y32: Default::default(),
+            l_st_en: Default::default(),
+            l_st_rst: Default::default(),
+            l_st_err: Default::default(),
+            l_brtt: Default::default(),
+            l_hent: Default::default(),
+            _q: q,
+            _n_w1c: w1c.len(),
+            _rw: rw_i,
+            _ro: ro_i,
+            _wo_qp_ctrl: wo_qp_ctrl,
+            _wo_ev_op: wo_ev_op,
+            _wo_evq_pop: wo_evq_pop,
+            _w1c_evq_status: w1c_evq_status,
+            _rw_e: rw_i.map(|k| k + 1),
+            _ro_e: ro_i.map(|k| k + 1),
+            _wo_qp_ctrl_e: wo_qp_ctrl + 1,
+            _wo_ev_op_e: wo_ev_op + 1,
+            _wo_evq_pop_e: wo_evq_pop + 1,
+            _w1c_evq_status_e: w1c_evq_status + 1,
+        }
+    }
+}
+
+impl Logic for MrcCore {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            rs_valid,
+            rs_qp,
+            rs_kind,
+            rs_psn,
+            rs_len,
+            rs_ecn,
+            rs_trimmed,
+            rs_lasthop,
+            rs_ackreq,
+            rs_ev,
+            rs_ev_idx,
+            rs_offset,
+            rs_bitmap,
+            rs_m,
+            rs_rcvd,
+            rs_reason,
+            f_head,
+            f_count,
+            preq,
+            rr,
+            e_head,
+            e_count,
+            c_pkts,
+            c_rtx,
+            c_trims,
+            c_ntrim,
+            c_ntrim_lh,
+            c_noor,
+            c_nother,
+            c_tmo,
+            c_oow,
+            c_rxdrop,
+            c_refused,
+            c_nsccdrop,
+            c_acks,
+            c_evqdrop,
+            o_tx_valid,
+            o_tx_qp,
+            o_tx_psn,
+            o_tx_ev,
+            o_tx_ev_idx,
+            o_tx_plane,
+            o_tx_rtx,
+            o_tx_len,
+            o_tx_last,
+            o_ack_valid,
+            o_ack_qp,
+            o_ack_nack,
+            o_ack_cack,
+            o_ack_offset,
+            o_ack_bitmap,
+            o_ack_m,
+            o_ack_ev,
+            o_ack_rcvd,
+            o_ack_reason,
+            o_ack_psn
+        );
+        self.csr.clock.next = self.clock.val();
+        self.arb.clock.next = self.clock.val();
+        self.shadow.read_clock.next = self.clock.val();
+        self.shadow.write_clock.next = self.clock.val();
+
+        // ---- CSR registers the glue reads (registered outputs of the CSR block) ----------
+        self.l_qp_sel.next = 0.into();
+        for j in self._rw[0]..self._rw_e[0] {
+            self.l_qp_sel.next = self.csr.rw[j].val().get_bits::<16>(0);
+        }
+        self.l_sel_ok.next = self.l_qp_sel.val() < self.k_q16.val();
+        self.l_init_psn.next = 0.into();
+        for j in self._rw[1]..self._rw_e[1] {
+            self.l_init_psn.next = self.csr.rw[j].val().get_bits::<24>(0);
+        }
+        self.l_ev_index.next = 0.into();
+        for j in self._rw[10]..self._rw_e[10] {
+            self.l_ev_index.next = self.csr.rw[j].val().get_bits::<8>(0);
+        }
+        self.l_ev_value.next = 0.into();
+        for j in self._rw[11]..self._rw_e[11] {
+            self.l_ev_value.next = self.csr.rw[j].val();
+        }
+        self.l_ctrl_stb.next = false;
+        self.l_ctrl_op.next = 0.into();
+        for j in self._wo_qp_ctrl..self._wo_qp_ctrl_e {
+            self.l_ctrl_stb.next = self.csr.wo_stb[j].val();
+            self.l_ctrl_op.next = self.csr.wo_data[j].val().get_bits::<2>(0);
+        }
+        self.l_ev_op_stb.next = false;
+        self.l_ev_op.next = 0.into();
+        for j in self._wo_ev_op..self._wo_ev_op_e {
+            self.l_ev_op_stb.next = self.csr.wo_stb[j].val();
+            self.l_ev_op.next = self.csr.wo_data[j].val().get_bits::<2>(0);
+        }
+        self.l_pop.next = false;
+        for j in self._wo_evq_pop..self._wo_evq_pop_e {
+            self.l_pop.next = self.csr.wo_stb[j].val()
+                & self.csr.wo_data[j].val().get_bit(0)
+                & (self.e_count.q.val() != 0);
+        }
+
+        // ---- receive: R stage op; the input checked --------------------------------------
+        self.l_rx_op.next =
+            self.rs_valid.q.val() & ((self.rs_kind.q.val() == 2) | (self.rs_kind.q.val() == 3));
+        self.l_rx_sack.next = self.rs_valid.q.val() & (self.rs_kind.q.val() == 2);
+        self.l_rxq_en.next = false;
+        self.l_sqe.next = false;
+        self.l_sq_rst.next = false;
+        self.l_sq_pend.next = 0.into();
+        for i in 0..self._q {
+            if self.rx_qp.val() == self.qi8[i].val() {
+                self.l_rxq_en.next = self.en[i].q.val();
+            }
+            if self.sq_qp.val() == self.qi8[i].val() {
+                self.l_sqe.next = self.en[i].q.val();
+                self.l_sq_rst.next = self.rst_q[i].q.val();
+                self.l_sq_pend.next = self.pend[i].q.val();
+            }
+        }
+        self.l_rx_ok.next = self.rx_valid.val()
+            & (self.rx_qp.val() < self.k_q8.val())
+            & (self.rx_kind.val() >= 1)
+            & (self.rx_kind.val() <= 3)
+            & self.l_rxq_en.val();
+        self.l_is_nack.next = self.rs_valid.q.val() & (self.rs_kind.q.val() == 3);
+        self.l_trim_nack.next =
+            self.l_is_nack.val() & ((self.rs_reason.q.val() == 1) | (self.rs_reason.q.val() == 2));
+
+        // ---- scoreboard ops: rx op > tick > send -----------------------------------------
+        self.l_tick_f.next = false;
+        self.l_tick_qp.next = 0.into();
+        for i in 0..self._q {
+            if self.tick_pend[i].q.val() & !self.l_rx_op.val() & !self.l_tick_f.val() {
+                self.l_tick_f.next = true;
+                self.l_tick_qp.next = self.qi8[i].val();
+            }
+        }
+        self.l_have_ev.next = self.f_count.q.val() != 0;
+        self.l_rh_f.next = false;
+        self.l_rh.next = 0.into();
+        self.l_ra_f.next = false;
+        self.l_ra.next = 0.into();
+        self.l_nh_f.next = false;
+        self.l_nh.next = 0.into();
+        self.l_na_f.next = false;
+        self.l_na.next = 0.into();
+        for i in 0..self._q {
+            self.l_len.next = self.pend[i].q.val();
+            if self.pend[i].q.val() > self.k_mtu.val() {
+                self.l_len.next = self.k_mtu.val();
+            }
+            self.l_busy.next = (self.l_rx_op.val() & (self.rs_qp.q.val() == self.qi8[i].val()))
+                | (self.l_tick_f.val() & (self.l_tick_qp.val() == self.qi8[i].val()));
+            self.l_base.next = self.l_have_ev.val()
+                & self.en[i].q.val()
+                & !self.rst_q[i].q.val()
+                & !self.sb[i].qp_error.val()
+                & !self.l_busy.val();
+            self.l_er.next =
+                self.l_base.val() & self.sb[i].rtx_valid.val() & (self.hold[i].q.val() == 0);
+            self.l_win.next = self.nxt[i].q.val() - self.sb[i].una.val();
+            self.l_x32.next = self.infl[i].q.val();
+            self.l_y32.next = self.cc[i].cwnd.val();
+            self.l_isum.next =
+                bit_cast::<33, 32>(self.l_x32.val()) + bit_cast::<33, 32>(self.l_len.val());
+            self.l_en.next = self.l_base.val()
+                & (self.pend[i].q.val() != 0)
+                & self.sb[i].can_send.val()
+                & (self.l_win.val() < self.k_win.val())
+                & (self.l_isum.val() <= bit_cast::<33, 32>(self.l_y32.val()));
+            if self.l_er.val() & !self.l_ra_f.val() {
+                self.l_ra_f.next = true;
+                self.l_ra.next = self.qi8[i].val();
+            }
+            if self.l_er.val() & !self.l_rh_f.val() & (self.qi8[i].val() >= self.rr.q.val()) {
+                self.l_rh_f.next = true;
+                self.l_rh.next = self.qi8[i].val();
+            }
+            if self.l_en.val() & !self.l_na_f.val() {
+                self.l_na_f.next = true;
+                self.l_na.next = self.qi8[i].val();
+            }
+            if self.l_en.val() & !self.l_nh_f.val() & (self.qi8[i].val() >= self.rr.q.val()) {
+                self.l_nh_f.next = true;
+                self.l_nh.next = self.qi8[i].val();
+            }
+        }
+        self.l_send.next = self.l_ra_f.val() | self.l_na_f.val();
+        self.l_send_rtx.next = self.l_ra_f.val();
+        self.l_send_qp.next = self.l_na.val();
+        if self.l_nh_f.val() {
+            self.l_send_qp.next = self.l_nh.val();
+        }
+        if self.l_ra_f.val() {
+            self.l_send_qp.next = self.l_ra.val();
+            if self.l_rh_f.val() {
+                self.l_send_qp.next = self.l_rh.val();
+            }
+        }
+        // The picked QP's PSN, length, pending bytes; the next round-robin start.
+        self.l_send_psn.next = 0.into();
+        self.l_send_len.next = 0.into();
+        self.l_send_pend.next = 0.into();
+        self.l_rr_next.next = self.rr.q.val();
+        for i in 0..self._q {
+            if self.l_send.val() & (self.l_send_qp.val() == self.qi8[i].val()) {
+                self.l_send_len.next = self.pend[i].q.val();
+                if self.pend[i].q.val() > self.k_mtu.val() {
+                    self.l_send_len.next = self.k_mtu.val();
+                }
+                self.l_send_pend.next = self.pend[i].q.val();
+                self.l_send_psn.next = self.nxt[i].q.val();
+                if self.l_send_rtx.val() {
+                    self.l_send_psn.next = self.sb[i].rtx_psn.val();
+                }
+                self.l_rr_next.next = self.qnext[i].val();
+            }
+        }
+        // FIFO head.
+        self.l_h_idx.next = 0.into();
+        self.l_h_plane.next = 0.into();
+        self.l_h_ev.next = 0.into();
+        for k in 0..8 {
+            if self.f_head.q.val() == self.fi[k].val() {
+                self.l_h_idx.next = self.f_idx[k].q.val();
+                self.l_h_plane.next = self.f_plane[k].q.val();
+                self.l_h_ev.next = self.f_ev[k].q.val();
+            }
+        }
+
+        // ---- feedback mux (at most one scoreboard reports per cycle) ---------------------
+        self.l_fb_valid.next = false;
+        self.l_fb_qp.next = 0.into();
+        self.l_fb_idx.next = 0.into();
+        self.l_fb_kind.next = 0.into();
+        for i in 0..self._q {
+            if self.sb[i].fb_valid.val() & !self.l_fb_valid.val() {
+                self.l_fb_valid.next = true;
+                self.l_fb_qp.next = self.qi8[i].val();
+                self.l_fb_idx.next = self.sb[i].fb_idx.val();
+                self.l_fb_kind.next = self.sb[i].fb_kind.val();
+            }
+        }
+        self.l_timeout.next = self.l_fb_valid.val() & (self.l_fb_kind.val() == 5);
+
+        // ---- scoreboards, trackers -------------------------------------------------------
+        self.l_ack_f.next = false;
+        self.l_oow.next = 0.into();
+        self.o_ack_valid.d.next = false;
+        self.o_ack_qp.d.next = 0.into();
+        self.o_ack_nack.d.next = false;
+        self.o_ack_cack.d.next = 0.into();
+        self.o_ack_offset.d.next = 0.into();
+        self.o_ack_bitmap.d.next = 0.into();
+        self.o_ack_m.d.next = 0.into();
+        self.o_ack_ev.d.next = 0.into();
+        self.o_ack_rcvd.d.next = 0.into();
+        self.o_ack_reason.d.next = 0.into();
+        self.o_ack_psn.d.next = 0.into();
+        for i in 0..self._q {
+            self.l_op.next = 0.into();
+            if self.l_send.val() & (self.l_send_qp.val() == self.qi8[i].val()) {
+                self.l_op.next = 1.into();
+            }
+            if self.l_tick_f.val() & (self.l_tick_qp.val() == self.qi8[i].val()) {
+                self.l_op.next = 4.into();
+            }
+            if self.l_rx_op.val() & (self.rs_qp.q.val() == self.qi8[i].val()) {
+                self.l_op.next = 3.into();
+                if self.rs_kind.q.val() == 2 {
+                    self.l_op.next = 2.into();
+                }
+            }
+            self.sb[i].clock.next = self.clock.val();
+            self.sb[i].rst.next = self.rst.val() | self.rst_q[i].q.val();
+            self.sb[i].init_psn.next = self.l_init_psn.val();
+            self.sb[i].op.next = self.l_op.val();
+            self.sb[i].psn.next = self.rs_psn.q.val();
+            self.sb[i].ev_idx.next = self.rs_ev_idx.q.val();
+            if self.l_op.val() == 1 {
+                self.sb[i].psn.next = self.l_send_psn.val();
+                self.sb[i].ev_idx.next = self.l_h_idx.val();
+            }
+            self.sb[i].cack.next = self.rs_psn.q.val();
+            self.sb[i].offset.next = self.rs_offset.q.val();
+            self.sb[i].bitmap.next = self.rs_bitmap.q.val();
+            self.sb[i].m.next = self.rs_m.q.val();
+            self.sb[i].rcvd_bytes.next = self.rs_rcvd.q.val();
+            self.sb[i].reason.next = self.rs_reason.q.val();
+            self.sb[i].rto_exp.next = 0.into();
+            self.sb[i].rto_linear_retries.next = 0.into();
+            self.sb[i].rto_backoff_retries.next = 0.into();
+            self.sb[i].rtx_ooo_threshold.next = 0.into();
+            for j in self._rw[3]..self._rw_e[3] {
+                self.sb[i].rto_exp.next = self.csr.rw[j].val().get_bits::<5>(0);
+            }
+            for j in self._rw[4]..self._rw_e[4] {
+                self.sb[i].rto_linear_retries.next = self.csr.rw[j].val().get_bits::<3>(0);
+            }
+            for j in self._rw[5]..self._rw_e[5] {
+                self.sb[i].rto_backoff_retries.next = self.csr.rw[j].val().get_bits::<5>(0);
+            }
+            for j in self._rw[6]..self._rw_e[6] {
+                self.sb[i].rtx_ooo_threshold.next = self.csr.rw[j].val().get_bits::<10>(0);
+            }
+            self.una[i].next = self.sb[i].una.val();
+
+            self.rx[i].clock.next = self.clock.val();
+            self.rx[i].rst.next = self.rst.val() | self.rst_q[i].q.val();
+            self.rx[i].init_psn.next = self.l_init_psn.val();
+            self.rx[i].pkt_valid.next = self.rs_valid.q.val()
+                & (self.rs_kind.q.val() == 1)
+                & (self.rs_qp.q.val() == self.qi8[i].val());
+            self.rx[i].pkt_psn.next = self.rs_psn.q.val();
+            self.rx[i].pkt_len.next = self.rs_len.q.val();
+            self.rx[i].pkt_ecn.next = self.rs_ecn.q.val();
+            self.rx[i].pkt_trimmed.next = self.rs_trimmed.q.val();
+            self.rx[i].pkt_lasthop.next = self.rs_lasthop.q.val();
+            self.rx[i].pkt_ackreq.next = self.rs_ackreq.q.val();
+            self.rx[i].pkt_ev.next = self.rs_ev.q.val();
+            self.rx[i].mpr.next = 0.into();
+            self.rx[i].ack_bytes.next = 0.into();
+            for j in self._rw[2]..self._rw_e[2] {
+                self.rx[i].mpr.next = self.csr.rw[j].val().get_bits::<8>(0);
+            }
+            for j in self._rw[7]..self._rw_e[7] {
+                self.rx[i].ack_bytes.next = self.csr.rw[j].val().get_bits::<24>(0);
+            }
+            self.l_oow.next = self.l_oow.val() + self.rx[i].cnt_out_of_window.val();
+            // The ACK path: the lowest QP with a response this clock.
+            if (self.rx[i].sack_valid.val() | self.rx[i].nack_valid.val()) & !self.l_ack_f.val() {
+                self.l_ack_f.next = true;
+                self.o_ack_valid.d.next = true;
+                self.o_ack_qp.d.next = self.qi8[i].val();
+                self.o_ack_nack.d.next = self.rx[i].nack_valid.val();
+                self.o_ack_cack.d.next = self.rx[i].cack_out.val();
+                self.o_ack_offset.d.next = self.rx[i].sack_offset.val();
+                self.o_ack_bitmap.d.next = self.rx[i].sack_bitmap.val();
+                self.o_ack_m.d.next = self.rx[i].sack_m.val();
+                self.o_ack_ev.d.next = self.rx[i].rsp_ev.val();
+                self.o_ack_rcvd.d.next = self.rx[i].rcvd_bytes.val();
+                self.o_ack_reason.d.next = self.rx[i].nack_reason.val();
+                self.o_ack_psn.d.next = self.rx[i].nack_psn.val();
+            }
+        }
+
+        // ---- RTT sample of a SACK; the SACK -> acked_bytes line --------------------------
+        self.l_a_sv.next = false;
+        self.l_a_spsn.next = 0.into();
+        self.l_a_st.next = 0.into();
+        for i in 0..self._q {
+            if self.rs_qp.q.val() == self.qi8[i].val() {
+                self.l_a_sv.next = self.samp_v[i].q.val();
+                self.l_a_spsn.next = self.samp_psn[i].q.val();
+                self.l_a_st.next = self.samp_t[i].q.val();
+            }
+        }
+        self.l_sdiff.next = self.rs_psn.q.val() - self.l_a_spsn.val();
+        self.l_samp_clr.next =
+            self.l_rx_sack.val() & self.l_a_sv.val() & !self.l_sdiff.val().get_bit(23);
+        self.l_rtt.next = 0.into();
+        if self.l_samp_clr.val() {
+            self.l_rtt.next = self.now_ns.val() - self.l_a_st.val();
+        }
+        for k in 0..4 {
+            self.ln_v[k].clock.next = self.clock.val();
+            self.ln_qp[k].clock.next = self.clock.val();
+            self.ln_ecn[k].clock.next = self.clock.val();
+            self.ln_rtt[k].clock.next = self.clock.val();
+        }
+        self.ln_v[0].d.next = self.l_rx_sack.val();
+        self.ln_qp[0].d.next = 0.into();
+        self.ln_ecn[0].d.next = false;
+        self.ln_rtt[0].d.next = 0.into();
+        if self.l_rx_sack.val() {
+            self.ln_qp[0].d.next = self.rs_qp.q.val();
+            self.ln_ecn[0].d.next = self.rs_ecn.q.val();
+            self.ln_rtt[0].d.next = self.l_rtt.val();
+        }
+        for k in 1..4 {
+            self.ln_v[k].d.next = self.ln_v[k - 1].q.val();
+            self.ln_qp[k].d.next = self.ln_qp[k - 1].q.val();
+            self.ln_ecn[k].d.next = self.ln_ecn[k - 1].q.val();
+            self.ln_rtt[k].d.next = self.ln_rtt[k - 1].q.val();
+        }
+        for k in 0..4 {
+            if self.rst.val() {
+                self.ln_v[k].d.next = false;
+                self.ln_qp[k].d.next = 0.into();
+                self.ln_ecn[k].d.next = false;
+                self.ln_rtt[k].d.next = 0.into();
+            }
+        }
+
+        // ---- send-queue post check -------------------------------------------------------
+        self.l_sq_sum.next =
+            bit_cast::<33, 32>(self.l_sq_pend.val()) + bit_cast::<33, 32>(self.sq_bytes.val());
+        self.l_sq_ok.next = self.sq_valid.val()
+            & (self.sq_qp.val() < self.k_q8.val())
+            & self.l_sqe.val()
+            & !self.l_sq_rst.val()
+            & !self.l_sq_sum.val().get_bit(32);
+
+        // ---- per QP: NSCC event slot, window, glue registers -----------------------------
+        self.l_drops.next = 0.into();
+        for i in 0..self._q {
+            self.en[i].clock.next = self.clock.val();
+            self.rst_q[i].clock.next = self.clock.val();
+            self.pend[i].clock.next = self.clock.val();
+            self.nxt[i].clock.next = self.clock.val();
+            self.infl[i].clock.next = self.clock.val();
+            self.samp_v[i].clock.next = self.clock.val();
+            self.samp_psn[i].clock.next = self.clock.val();
+            self.samp_t[i].clock.next = self.clock.val();
+            self.s_valid[i].clock.next = self.clock.val();
+            self.s_kind[i].clock.next = self.clock.val();
+            self.s_bytes[i].clock.next = self.clock.val();
+            self.s_rtt[i].clock.next = self.clock.val();
+            self.s_ecn[i].clock.next = self.clock.val();
+            self.hold[i].clock.next = self.clock.val();
+            self.tick_pend[i].clock.next = self.clock.val();
+
+            self.l_len.next = self.pend[i].q.val();
+            if self.pend[i].q.val() > self.k_mtu.val() {
+                self.l_len.next = self.k_mtu.val();
+            }
+            // The window takes the slot's event.
+            self.cc[i].clock.next = self.clock.val();
+            self.cc[i].rst.next = self.rst.val() | self.rst_q[i].q.val();
+            self.cc[i].ev_valid.next = self.s_valid[i].q.val();
+            self.cc[i].ev_kind.next = self.s_kind[i].q.val();
+            self.cc[i].ev_bytes.next = self.s_bytes[i].q.val().get_bits::<24>(0);
+            self.cc[i].ev_rtt_ns.next = self.s_rtt[i].q.val().get_bits::<24>(0);
+            self.cc[i].ev_ecn.next = self.s_ecn[i].q.val();
+            self.cc[i].ev_penalty.next = 0.into();
+            self.cc[i].now_ns.next = self.now_ns.val();
+            self.cc[i].inflight.next = self.infl[i].q.val();
+            self.cc[i].next_len.next = self.l_len.val().get_bits::<16>(0);
+            self.l_taken.next = self.s_valid[i].q.val() & self.cc[i].ev_ready.val();
+            self.l_sv.next = self.s_valid[i].q.val();
+            self.l_sk.next = self.s_kind[i].q.val();
+            self.l_sb.next = self.s_bytes[i].q.val();
+            self.l_sr.next = self.s_rtt[i].q.val();
+            self.l_se.next = self.s_ecn[i].q.val();
+            if self.l_taken.val() {
+                self.l_sv.next = false;
+                self.l_sk.next = 0.into();
+                self.l_sb.next = 0.into();
+                self.l_sr.next = 0.into();
+                self.l_se.next = false;
+            }
+            // Candidates: RTO > trim NACK > ACK > TICK.
+            self.l_c_rto.next = self.l_timeout.val() & (self.l_fb_qp.val() == self.qi8[i].val());
+            self.l_c_trim.next = self.l_trim_nack.val() & (self.rs_qp.q.val() == self.qi8[i].val());
+            self.l_c_ack.next = self.ln_v[3].q.val()
+                & (self.ln_qp[3].q.val() == self.qi8[i].val())
+                & (self.sb[i].acked_bytes.val() != 0);
+            self.l_nhi.next = 0.into();
+            if self.l_c_rto.val() {
+                self.l_nhi.next = self.l_nhi.val() + 1;
+            }
+            if self.l_c_trim.val() {
+                self.l_nhi.next = self.l_nhi.val() + 1;
+            }
+            if self.l_c_ack.val() {
+                self.l_nhi.next = self.l_nhi.val() + 1;
+            }
+            if self.l_nhi.val() > 1 {
+                self.l_drops.next = self.l_drops.val() + bit_cast::<32, 2>(self.l_nhi.val()) - 1;
+            }
+            self.l_free.next = !self.l_sv.val() | (self.l_sk.val() == 3);
+            self.l_x32.next = self.sb[i].acked_bytes.val();
+            self.l_msum.next =
+                bit_cast::<33, 32>(self.l_sb.val()) + bit_cast::<33, 32>(self.l_x32.val());
+            if self.l_c_rto.val() | self.l_c_trim.val() | self.l_c_ack.val() {
+                if !self.l_c_rto.val()
+                    & !self.l_c_trim.val()
+                    & self.l_sv.val()
+                    & (self.l_sk.val() == 0)
+                {
+                    // An ACK merges into a waiting ACK.
+                    self.l_sb.next = self.l_msum.val().get_bits::<32>(0);
+                    if self.l_msum.val() > self.k_sat24.val() {
+                        self.l_sb.next = self.k_sat24.val().get_bits::<32>(0);
+                    }
+                    self.l_se.next = self.l_se.val() | self.ln_ecn[3].q.val();
+                    if self.ln_rtt[3].q.val() != 0 {
+                        self.l_sr.next = self.ln_rtt[3].q.val();
+                    }
+                } else if self.l_free.val() {
+                    self.l_sv.next = true;
+                    self.l_se.next = false;
+                    self.l_sr.next = 0.into();
+                    self.l_sb.next = 0.into();
+                    if self.l_c_rto.val() {
+                        self.l_sk.next = 2.into();
+                    } else if self.l_c_trim.val() {
+                        self.l_sk.next = 1.into();
+                        self.l_sb.next = self.k_mtu.val();
+                    } else {
+                        self.l_sk.next = 0.into();
+                        self.l_sb.next = self.sb[i].acked_bytes.val();
+                        self.l_sr.next = self.ln_rtt[3].q.val();
+                        self.l_se.next = self.ln_ecn[3].q.val();
+                    }
+                } else {
+                    self.l_drops.next = self.l_drops.val() + 1;
+                }
+            } else if self.tick.val() & !self.l_sv.val() {
+                self.l_sv.next = true;
+                self.l_sk.next = 3.into();
+                self.l_sb.next = 0.into();
+                self.l_sr.next = 0.into();
+                self.l_se.next = false;
+            }
+            self.s_valid[i].d.next = self.l_sv.val();
+            self.s_kind[i].d.next = self.l_sk.val();
+            self.s_bytes[i].d.next = self.l_sb.val();
+            self.s_rtt[i].d.next = self.l_sr.val();
+            self.s_ecn[i].d.next = self.l_se.val();
+
+            // Glue registers.
+            self.l_is_send.next = self.l_send.val() & (self.l_send_qp.val() == self.qi8[i].val());
+            self.l_sent_new.next = self.l_is_send.val() & !self.l_send_rtx.val();
+            self.l_sent_rtx.next = self.l_is_send.val() & self.l_send_rtx.val();
+            self.l_sent_len.next = 0.into();
+            if self.l_sent_new.val() {
+                self.l_sent_len.next = self.l_len.val();
+            }
+            self.l_sq_add.next = 0.into();
+            if self.l_sq_ok.val() & (self.sq_qp.val() == self.qi8[i].val()) {
+                self.l_sq_add.next = self.sq_bytes.val();
+            }
+            self.pend[i].d.next =
+                self.pend[i].q.val() - self.l_sent_len.val() + self.l_sq_add.val();
+            self.l_infl_sub.next = 0.into();
+            if self.infl[i].q.val() > self.sb[i].acked_bytes.val() {
+                self.l_infl_sub.next = self.infl[i].q.val() - self.sb[i].acked_bytes.val();
+            }
+            self.infl[i].d.next = self.l_infl_sub.val() + self.l_sent_len.val();
+            self.nxt[i].d.next = self.nxt[i].q.val();
+            if self.l_sent_new.val() {
+                self.nxt[i].d.next = self.nxt[i].q.val() + 1;
+            }
+            // RTT sample: cleared by the SACK that covers it; set by a new send; a
+            // retransmission of the timed PSN cancels it (Karn).
+            self.l_gsv.next = self.samp_v[i].q.val()
+                & !(self.l_samp_clr.val() & (self.rs_qp.q.val() == self.qi8[i].val()));
+            self.samp_v[i].d.next = self.l_gsv.val();
+            self.samp_psn[i].d.next = self.samp_psn[i].q.val();
+            self.samp_t[i].d.next = self.samp_t[i].q.val();
+            if self.l_sent_new.val() & !self.l_gsv.val() {
+                self.samp_v[i].d.next = true;
+                self.samp_psn[i].d.next = self.l_send_psn.val();
+                self.samp_t[i].d.next = self.now_ns.val();
+            }
+            if self.l_sent_rtx.val()
+                & self.l_gsv.val()
+                & (self.samp_psn[i].q.val() == self.l_send_psn.val())
+            {
+                self.samp_v[i].d.next = false;
+            }
+            self.hold[i].d.next = 0.into();
+            if self.hold[i].q.val() != 0 {
+                self.hold[i].d.next = self.hold[i].q.val() - 1;
+            }
+            if self.l_sent_rtx.val() {
+                self.hold[i].d.next = 4.into();
+            }
+            self.tick_pend[i].d.next = (self.tick_pend[i].q.val()
+                & !(self.l_tick_f.val() & (self.l_tick_qp.val() == self.qi8[i].val())))
+                | self.tick.val();
+            // QP control.
+            self.en[i].d.next = self.en[i].q.val();
+            self.rst_q[i].d.next = false;
+            if self.l_ctrl_stb.val()
+                & self.l_sel_ok.val()
+                & (self.l_qp_sel.val() == self.qi16[i].val())
+            {
+                if self.l_ctrl_op.val() == 1 {
+                    self.en[i].d.next = true;
+                }
+                if self.l_ctrl_op.val() == 2 {
+                    self.en[i].d.next = false;
+                }
+                if self.l_ctrl_op.val() == 3 {
+                    self.rst_q[i].d.next = true;
+                    self.pend[i].d.next = 0.into();
+                    self.nxt[i].d.next = self.l_init_psn.val();
+                    self.infl[i].d.next = 0.into();
+                    self.samp_v[i].d.next = false;
+                    self.samp_psn[i].d.next = 0.into();
+                    self.samp_t[i].d.next = 0.into();
+                    self.s_valid[i].d.next = false;
+                    self.s_kind[i].d.next = 0.into();
+                    self.s_bytes[i].d.next = 0.into();
+                    self.s_rtt[i].d.next = 0.into();
+                    self.s_ecn[i].d.next = false;
+                    self.hold[i].d.next = 0.into();
+                    self.tick_pend[i].d.next = false;
+                }
+            }
+            if self.rst.val() {
+                self.en[i].d.next = false;
+                self.rst_q[i].d.next = false;
+                self.pend[i].d.next = 0.into();
+                self.nxt[i].d.next = 0.into();
+                self.infl[i].d.next = 0.into();
+                self.samp_v[i].d.next = false;
+                self.samp_psn[i].d.next = 0.into();
+                self.samp_t[i].d.next = 0.into();
+                self.s_valid[i].d.next = false;
+                self.s_kind[i].d.next = 0.into();
+                self.s_bytes[i].d.next = 0.into();
+                self.s_rtt[i].d.next = 0.into();
+                self.s_ecn[i].d.next = false;
+                self.hold[i].d.next = 0.into();
+                self.tick_pend[i].d.next = false;
+            }
+        }
+
+        // ---- arbiter, EV FIFO ------------------------------------------------------------
+        self.l_fsum.next =
+            bit_cast::<5, 4>(self.f_count.q.val()) + bit_cast::<5, 4>(self.preq.q.val());
+        self.l_req.next = self.l_fsum.val() < 8;
+        self.arb.rst.next = self.rst.val();
+        self.arb.req.next = self.l_req.val();
+        self.arb.plane_ready.next = self.plane_ready.val();
+        self.arb.fb_valid.next = self.l_fb_valid.val();
+        self.arb.fb_idx.next = self.l_fb_idx.val();
+        self.arb.fb_kind.next = self.l_fb_kind.val();
+        self.arb.ctl_op.next = 0.into();
+        if self.l_ev_op_stb.val() {
+            self.arb.ctl_op.next = self.l_ev_op.val();
+        }
+        self.arb.ctl_idx.next = self.l_ev_index.val();
+        self.arb.ctl_ev.next = self.l_ev_value.val();
+        self.arb.policy.next = false;
+        for j in self._rw[8]..self._rw_e[8] {
+            self.arb.policy.next = self.csr.rw[j].val().get_bit(0);
+        }
+        self.arb.min_active.next = 0.into();
+        for j in self._rw[9]..self._rw_e[9] {
+            self.arb.min_active.next = self.csr.rw[j].val().get_bits::<9>(0);
+        }
+        self.arb.seed.next = self.k_seed.val();
+        self.arb.rd_idx.next = self.l_ev_index.val();
+        self.l_back.next = self.arb.grant_valid.val() | self.arb.grant_none.val();
+        self.l_preq.next = self.preq.q.val();
+        if self.l_req.val() {
+            self.l_preq.next = self.l_preq.val() + 1;
+        }
+        if self.l_back.val() {
+            self.l_preq.next = self.l_preq.val() - 1;
+        }
+        self.preq.d.next = self.l_preq.val();
+        self.l_fhead.next = self.f_head.q.val();
+        self.l_fcount.next = self.f_count.q.val();
+        if self.l_send.val() {
+            self.l_fhead.next = self.l_fhead.val() + 1;
+            self.l_fcount.next = self.l_fcount.val() - 1;
+        }
+        self.l_ftail.next = self.f_head.q.val() + self.f_count.q.val().get_bits::<3>(0);
+        for k in 0..8 {
+            self.f_idx[k].clock.next = self.clock.val();
+            self.f_plane[k].clock.next = self.clock.val();
+            self.f_ev[k].clock.next = self.clock.val();
+            self.f_idx[k].d.next = self.f_idx[k].q.val();
+            self.f_plane[k].d.next = self.f_plane[k].q.val();
+            self.f_ev[k].d.next = self.f_ev[k].q.val();
+            if self.arb.grant_valid.val() & (self.l_ftail.val() == self.fi[k].val()) {
+                self.f_idx[k].d.next = self.arb.grant_idx.val();
+                self.f_plane[k].d.next = self.arb.grant_plane.val();
+                self.f_ev[k].d.next = self.arb.grant_ev.val();
+            }
+            if self.rst.val() {
+                self.f_idx[k].d.next = 0.into();
+                self.f_plane[k].d.next = 0.into();
+                self.f_ev[k].d.next = 0.into();
+            }
+        }
+        if self.arb.grant_valid.val() {
+            self.l_fcount.next = self.l_fcount.val() + 1;
+        }
+        self.f_head.d.next = self.l_fhead.val();
+        self.f_count.d.next = self.l_fcount.val();
+        self.rr.d.next = self.l_rr_next.val();
+
+        // ---- EV event queue ----------------------------------------------------------------
+        self.l_push.next =
+            self.l_fb_valid.val() & (self.l_fb_kind.val() != 0) & (self.l_fb_kind.val() != 4);
+        self.l_want.next = 1.into();
+        if (self.l_fb_kind.val() == 2) | (self.l_fb_kind.val() == 5) {
+            self.l_want.next = 2.into();
+        }
+        if self.l_fb_kind.val() == 6 {
+            self.l_want.next = 0.into();
+        }
+        self.l_ent.next = bit_cast::<16, 8>(self.l_fb_idx.val())
+            | (bit_cast::<16, 2>(self.l_want.val()) << 8)
+            | (bit_cast::<16, 3>(self.l_fb_kind.val()) << 12);
+        self.l_ehead.next = self.e_head.q.val();
+        self.l_ecount.next = self.e_count.q.val();
+        if self.l_pop.val() {
+            self.l_ehead.next = self.l_ehead.val() + 1;
+            self.l_ecount.next = self.l_ecount.val() - 1;
+        }
+        self.l_etail.next = self.e_head.q.val() + self.e_count.q.val().get_bits::<4>(0);
+        self.l_evq_drop.next = false;
+        if self.l_push.val() & (self.l_ecount.val() == 16) {
+            self.l_evq_drop.next = true;
+        }
+        for k in 0..16 {
+            self.e_ent[k].clock.next = self.clock.val();
+            self.e_ent[k].d.next = self.e_ent[k].q.val();
+            if self.l_push.val()
+                & (self.l_ecount.val() != 16)
+                & (self.l_etail.val() == self.ei[k].val())
+            {
+                self.e_ent[k].d.next = self.l_ent.val();
+            }
+            if self.rst.val() {
+                self.e_ent[k].d.next = 0.into();
+            }
+        }
+        if self.l_push.val() & (self.l_ecount.val() != 16) {
+            self.l_ecount.next = self.l_ecount.val() + 1;
+        }
+        self.e_head.d.next = self.l_ehead.val();
+        self.e_count.d.next = self.l_ecount.val();
+
+        // ---- EV value shadow (read registered, read-first) -------------------------------
+        self.shadow.read_address.next = self.l_ev_index.val();
+        self.shadow.write_address.next = self.l_ev_index.val();
+        self.shadow.write_data.next = self.l_ev_value.val();
+        self.shadow.write_enable.next = self.l_ev_op_stb.val()
+            & (self.l_ev_op.val() == 3)
+            & (bit_cast::<9, 8>(self.l_ev_index.val()) < self.k_total.val());
+
+        // ---- CSR block: MMIO, RO values from the registered state ------------------------
+        self.csr.rst.next = self.rst.val();
+        self.csr.wr_valid.next = self.wr_valid.val();
+        self.csr.wr_addr.next = self.wr_addr.val();
+        self.csr.wr_data.next = self.wr_data.val();
+        self.csr.wr_strb.next = self.wr_strb.val();
+        self.csr.rd_valid.next = self.rd_valid.val();
+        self.csr.rd_addr.next = self.rd_addr.val();
+        self.l_st_en.next = false;
+        self.l_st_rst.next = false;
+        self.l_st_err.next = false;
+        self.l_brtt.next = 0.into();
+        self.l_cwnd.next = 0.into();
+        self.l_maxwnd.next = 0.into();
+        self.l_base_rtt.next = 0.into();
+        for i in 0..self._q {
+            if self.l_qp_sel.val() == self.qi16[i].val() {
+                self.l_st_en.next = self.en[i].q.val();
+                self.l_st_rst.next = self.rst_q[i].q.val();
+                self.l_st_err.next = self.sb[i].qp_error.val();
+                self.l_cwnd.next = self.cc[i].cwnd.val();
+                self.l_maxwnd.next = self.cc[i].maxwnd.val();
+                self.l_brtt.next = self.cc[i].base_rtt_ns.val();
+            }
+        }
+        self.l_status.next = bit_cast::<32, 1>(self.l_st_en.val().into())
+            | (bit_cast::<32, 1>(self.l_st_rst.val().into()) << 1)
+            | (bit_cast::<32, 1>(self.l_st_err.val().into()) << 2);
+        self.l_base_rtt.next = bit_cast::<32, 24>(self.l_brtt.val());
+        self.l_hent.next = 0.into();
+        for k in 0..16 {
+            if self.e_head.q.val() == self.ei[k].val() {
+                self.l_hent.next = self.e_ent[k].q.val();
+            }
+        }
+        self.l_evq_head.next = 0.into();
+        if self.e_count.q.val() != 0 {
+            self.l_evq_head.next = bit_cast::<32, 16>(self.l_hent.val()) | self.k_bit31.val();
+        }
+        for j in self._ro[0]..self._ro_e[0] {
+            self.csr.ro[j].next = self.l_status.val();
+        }
+        for j in self._ro[1]..self._ro_e[1] {
+            self.csr.ro[j].next = bit_cast::<32, 2>(self.arb.rd_state.val())
+                | (bit_cast::<32, 4>(self.arb.rd_pen.val()) << 8);
+        }
+        for j in self._ro[2]..self._ro_e[2] {
+            self.csr.ro[j].next = self.shadow.read_data.val();
+        }
+        for j in self._ro[3]..self._ro_e[3] {
+            self.csr.ro[j].next = self.l_cwnd.val();
+        }
+        for j in self._ro[4]..self._ro_e[4] {
+            self.csr.ro[j].next = self.l_maxwnd.val();
+        }
+        for j in self._ro[5]..self._ro_e[5] {
+            self.csr.ro[j].next = self.l_base_rtt.val();
+        }
+        for j in self._ro[6]..self._ro_e[6] {
+            self.csr.ro[j].next = self.c_pkts.q.val();
+        }
+        for j in self._ro[7]..self._ro_e[7] {
+            self.csr.ro[j].next = self.c_rtx.q.val();
+        }
+        for j in self._ro[8]..self._ro_e[8] {
+            self.csr.ro[j].next = self.c_trims.q.val();
+        }
+        for j in self._ro[9]..self._ro_e[9] {
+            self.csr.ro[j].next = self.c_ntrim.q.val();
+        }
+        for j in self._ro[10]..self._ro_e[10] {
+            self.csr.ro[j].next = self.c_ntrim_lh.q.val();
+        }
+        for j in self._ro[11]..self._ro_e[11] {
+            self.csr.ro[j].next = self.c_noor.q.val();
+        }
+        for j in self._ro[12]..self._ro_e[12] {
+            self.csr.ro[j].next = self.c_nother.q.val();
+        }
+        for j in self._ro[13]..self._ro_e[13] {
+            self.csr.ro[j].next = self.c_tmo.q.val();
+        }
+        for j in self._ro[14]..self._ro_e[14] {
+            self.csr.ro[j].next = self.c_oow.q.val();
+        }
+        for j in self._ro[15]..self._ro_e[15] {
+            self.csr.ro[j].next = self.c_rxdrop.q.val();
+        }
+        for j in self._ro[16]..self._ro_e[16] {
+            self.csr.ro[j].next = self.c_refused.q.val();
+        }
+        for j in self._ro[17]..self._ro_e[17] {
+            self.csr.ro[j].next = self.c_nsccdrop.q.val();
+        }
+        for j in self._ro[18]..self._ro_e[18] {
+            self.csr.ro[j].next = self.c_acks.q.val();
+        }
+        for j in self._ro[19]..self._ro_e[19] {
+            self.csr.ro[j].next = self.l_evq_head.val();
+        }
+        for j in self._ro[20]..self._ro_e[20] {
+            self.csr.ro[j].next = bit_cast::<32, 5>(self.e_count.q.val());
+        }
+        for j in self._ro[21]..self._ro_e[21] {
+            self.csr.ro[j].next = self.c_evqdrop.q.val();
+        }
+        for j in 0..self._n_w1c {
+            self.csr.w1c_set[j].next = 0.into();
+        }
+        for j in self._w1c_evq_status..self._w1c_evq_status_e {
+            self.csr.w1c_set[j].next = bit_cast::<32, 1>(self.l_evq_drop.val().into());
+        }
+        self.wr_ready.next = self.csr.wr_ready.val();
+        self.rd_ready.next = self.csr.rd_ready.val();
+        self.b_valid.next = self.csr.b_valid.val();
+        self.b_resp.next = self.csr.b_resp.val();
+        self.r_valid.next = self.csr.r_valid.val();
+        self.r_data.next = self.csr.r_data.val();
+        self.r_resp.next = self.csr.r_resp.val();
+
+        // ---- counters ----------------------------------------------------------------------
+        self.l_refused.next = self.c_refused.q.val();
+        if self.l_ctrl_stb.val() & (self.l_ctrl_op.val() != 0) & !self.l_sel_ok.val() {
+            self.l_refused.next = self.l_refused.val() + 1;
+        }
+        if self.sq_valid.val() & !self.l_sq_ok.val() {
+            self.l_refused.next = self.l_refused.val() + 1;
+        }
+        self.c_refused.d.next = self.l_refused.val();
+        if self.rx_valid.val() & !self.l_rx_ok.val() {
+            self.c_rxdrop.d.next = self.c_rxdrop.q.val() + 1;
+        }
+        if self.rs_valid.q.val() & (self.rs_kind.q.val() == 1) & self.rs_trimmed.q.val() {
+            self.c_trims.d.next = self.c_trims.q.val() + 1;
+        }
+        if self.l_is_nack.val() {
+            if self.rs_reason.q.val() == 1 {
+                self.c_ntrim.d.next = self.c_ntrim.q.val() + 1;
+            } else if self.rs_reason.q.val() == 2 {
+                self.c_ntrim_lh.d.next = self.c_ntrim_lh.q.val() + 1;
+            } else if self.rs_reason.q.val() == 11 {
+                self.c_noor.d.next = self.c_noor.q.val() + 1;
+            } else {
+                self.c_nother.d.next = self.c_nother.q.val() + 1;
+            }
+        }
+        if self.l_timeout.val() {
+            self.c_tmo.d.next = self.c_tmo.q.val() + 1;
+        }
+        self.c_oow.d.next = self.l_oow.val();
+        self.c_nsccdrop.d.next = self.c_nsccdrop.q.val() + self.l_drops.val();
+        if self.l_ack_f.val() {
+            self.c_acks.d.next = self.c_acks.q.val() + 1;
+        }
+        if self.l_evq_drop.val() {
+            self.c_evqdrop.d.next = self.c_evqdrop.q.val() + 1;
+        }
+        if self.l_send.val() {
+            self.c_pkts.d.next = self.c_pkts.q.val() + 1;
+            if self.l_send_rtx.val() {
+                self.c_rtx.d.next = self.c_rtx.q.val() + 1;
+            }
+        }
+
+        // ---- transmit header ---------------------------------------------------------------
+        self.o_tx_valid.d.next = self.l_send.val();
+        self.o_tx_qp.d.next = 0.into();
+        self.o_tx_psn.d.next = 0.into();
+        self.o_tx_ev.d.next = 0.into();
+        self.o_tx_ev_idx.d.next = 0.into();
+        self.o_tx_plane.d.next = 0.into();
+        self.o_tx_rtx.d.next = false;
+        self.o_tx_len.d.next = 0.into();
+        self.o_tx_last.d.next = false;
+        if self.l_send.val() {
+            self.o_tx_qp.d.next = self.l_send_qp.val();
+            self.o_tx_psn.d.next = self.l_send_psn.val();
+            self.o_tx_ev.d.next = self.l_h_ev.val();
+            self.o_tx_ev_idx.d.next = self.l_h_idx.val();
+            self.o_tx_plane.d.next = self.l_h_plane.val();
+            self.o_tx_rtx.d.next = self.l_send_rtx.val();
+            if !self.l_send_rtx.val() {
+                self.o_tx_len.d.next = self.l_send_len.val().get_bits::<16>(0);
+                self.o_tx_last.d.next = self.l_send_len.val() == self.l_send_pend.val();
+            }
+        }
+
+        // ---- R stage -----------------------------------------------------------------------
+        self.rs_valid.d.next = self.l_rx_ok.val();
+        self.rs_qp.d.next = self.rx_qp.val();
+        self.rs_kind.d.next = self.rx_kind.val();
+        self.rs_psn.d.next = self.rx_psn.val();
+        self.rs_len.d.next = self.rx_len.val();
+        self.rs_ecn.d.next = self.rx_ecn.val();
+        self.rs_trimmed.d.next = self.rx_trimmed.val();
+        self.rs_lasthop.d.next = self.rx_lasthop.val();
+        self.rs_ackreq.d.next = self.rx_ackreq.val();
+        self.rs_ev.d.next = self.rx_ev.val();
+        self.rs_ev_idx.d.next = self.rx_ev_idx.val();
+        self.rs_offset.d.next = self.rx_offset.val();
+        self.rs_bitmap.d.next = self.rx_bitmap.val();
+        self.rs_m.d.next = self.rx_m.val();
+        self.rs_rcvd.d.next = self.rx_rcvd_bytes.val();
+        self.rs_reason.d.next = self.rx_reason.val();
+
+        // ---- core reset: every glue register to its power-on value ------------------------
+        if self.rst.val() {
+            self.rs_valid.d.next = false;
+            self.rs_qp.d.next = 0.into();
+            self.rs_kind.d.next = 0.into();
+            self.rs_psn.d.next = 0.into();
+            self.rs_len.d.next = 0.into();
+            self.rs_ecn.d.next = false;
+            self.rs_trimmed.d.next = false;
+            self.rs_lasthop.d.next = false;
+            self.rs_ackreq.d.next = false;
+            self.rs_ev.d.next = 0.into();
+            self.rs_ev_idx.d.next = 0.into();
+            self.rs_offset.d.next = 0.into();
+            self.rs_bitmap.d.next = 0.into();
+            self.rs_m.d.next = 0.into();
+            self.rs_rcvd.d.next = 0.into();
+            self.rs_reason.d.next = 0.into();
+            self.f_head.d.next = 0.into();
+            self.f_count.d.next = 0.into();
+            self.preq.d.next = 0.into();
+            self.rr.d.next = 0.into();
+            self.e_head.d.next = 0.into();
+            self.e_count.d.next = 0.into();
+            self.c_pkts.d.next = 0.into();
+            self.c_rtx.d.next = 0.into();
+            self.c_trims.d.next = 0.into();
+            self.c_ntrim.d.next = 0.into();
+            self.c_ntrim_lh.d.next = 0.into();
+            self.c_noor.d.next = 0.into();
+            self.c_nother.d.next = 0.into();
+            self.c_tmo.d.next = 0.into();
+            self.c_oow.d.next = 0.into();
+            self.c_rxdrop.d.next = 0.into();
+            self.c_refused.d.next = 0.into();
+            self.c_nsccdrop.d.next = 0.into();
+            self.c_acks.d.next = 0.into();
+            self.c_evqdrop.d.next = 0.into();
+            self.o_tx_valid.d.next = false;
+            self.o_tx_qp.d.next = 0.into();
+            self.o_tx_psn.d.next = 0.into();
+            self.o_tx_ev.d.next = 0.into();
+            self.o_tx_ev_idx.d.next = 0.into();
+            self.o_tx_plane.d.next = 0.into();
+            self.o_tx_rtx.d.next = false;
+            self.o_tx_len.d.next = 0.into();
+            self.o_tx_last.d.next = false;
+            self.o_ack_valid.d.next = false;
+            self.o_ack_qp.d.next = 0.into();
+            self.o_ack_nack.d.next = false;
+            self.o_ack_cack.d.next = 0.into();
+            self.o_ack_offset.d.next = 0.into();
+            self.o_ack_bitmap.d.next = 0.into();
+            self.o_ack_m.d.next = 0.into();
+            self.o_ack_ev.d.next = 0.into();
+            self.o_ack_rcvd.d.next = 0.into();
+            self.o_ack_reason.d.next = 0.into();
+            self.o_ack_psn.d.next = 0.into();
+        }
+
+        // ---- outputs ---------------------------------------------------------------------
+        self.tx_valid.next = self.o_tx_valid.q.val();
+        self.tx_qp.next = self.o_tx_qp.q.val();
+        self.tx_psn.next = self.o_tx_psn.q.val();
+        self.tx_ev.next = self.o_tx_ev.q.val();
+        self.tx_ev_idx.next = self.o_tx_ev_idx.q.val();
+        self.tx_plane.next = self.o_tx_plane.q.val();
+        self.tx_rtx.next = self.o_tx_rtx.q.val();
+        self.tx_len.next = self.o_tx_len.q.val();
+        self.tx_last.next = self.o_tx_last.q.val();
+        self.ack_valid.next = self.o_ack_valid.q.val();
+        self.ack_qp.next = self.o_ack_qp.q.val();
+        self.ack_nack.next = self.o_ack_nack.q.val();
+        self.ack_cack.next = self.o_ack_cack.q.val();
+        self.ack_offset.next = self.o_ack_offset.q.val();
+        self.ack_bitmap.next = self.o_ack_bitmap.q.val();
+        self.ack_m.next = self.o_ack_m.q.val();
+        self.ack_ev.next = self.o_ack_ev.q.val();
+        self.ack_rcvd_bytes.next = self.o_ack_rcvd.q.val();
+        self.ack_reason.next = self.o_ack_reason.q.val();
+        self.ack_psn.next = self.o_ack_psn.q.val();
+    }
+}
