@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::Path;
 
+pub mod core;
 pub mod nscc;
 
 /// Largest EV table one arbiter holds (MRC: 128..256 EVs per QP).

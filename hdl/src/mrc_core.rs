@@ -21,14 +21,9 @@ use mrc_regmap::Access;
 use rust_hdl::prelude::*;
 use rust_hdl::widgets::ramrom::ram::RAM;
 
-/// Arbiter grants held ahead of the transmit pick (model: `EV_FIFO_DEPTH`).
-pub const EV_FIFO_DEPTH: usize = 8;
-/// Entries of the EV event queue (model: `EVQ_DEPTH`).
-pub const EVQ_DEPTH: usize = 16;
-/// Stages of the SACK -> `acked_bytes` line (model: `SACK_TO_ACKED`).
-pub const SACK_TO_ACKED: usize = 4;
-/// Scoreboard window PSNs the core leaves unused (model: `WINDOW_MARGIN`).
-pub const WINDOW_MARGIN: u32 = 4;
+pub use mrc_config::core::{
+    EVQ_DEPTH, EV_FIFO_DEPTH, INFL_PKTS_CAP, RTX_HOLD, SACK_TO_ACKED, WINDOW_MARGIN,
+};
 
 /// RW registers the core reads, in the order of the `_rw` index array.
 const RW_NAMES: [(&str, &str); 12] = [
@@ -152,6 +147,11 @@ pub struct MrcCore {
     k_seed: Constant<Bits<16>>,
     k_sat24: Constant<Bits<33>>,
     k_bit31: Constant<Bits<32>>,
+    k_rtx_hold: Constant<Bits<3>>,
+    /// The MTU's bits (inflight = outstanding packets x MTU, as shift-and-add).
+    k_mtu_bit: Vec<Constant<Bit>>,
+    k_infl_cap: Constant<Bits<24>>,
+    k_sh: Vec<Constant<Bits<5>>>,
     qi8: Vec<Constant<Bits<8>>>,
     qi16: Vec<Constant<Bits<16>>>,
     qnext: Vec<Constant<Bits<8>>>,
@@ -331,7 +331,10 @@ pub struct MrcCore {
     l_sent_rtx: Signal<Local, Bit>,
     l_sent_len: Signal<Local, Bits<32>>,
     l_sq_add: Signal<Local, Bits<32>>,
-    l_infl_sub: Signal<Local, Bits<32>>,
+    l_nxt_new: Signal<Local, Bits<24>>,
+    l_outp: Signal<Local, Bits<24>>,
+    l_outc: Signal<Local, Bits<32>>,
+    l_infl_acc: Signal<Local, Bits<32>>,
     l_gsv: Signal<Local, Bit>,
     l_req: Signal<Local, Bit>,
     l_fsum: Signal<Local, Bits<5>>,
@@ -498,6 +501,12 @@ impl MrcCore {
             k_seed: c(u64::from(cfg.qp_spray_seed(0))),
             k_sat24: c(0xFF_FFFF),
             k_bit31: c(1 << 31),
+            k_rtx_hold: c(u64::from(RTX_HOLD)),
+            k_mtu_bit: (0..14)
+                .map(|k| Constant::new(cfg.mtu >> k & 1 == 1))
+                .collect(),
+            k_infl_cap: c(u64::from(INFL_PKTS_CAP)),
+            k_sh: (0..14).map(c).collect(),
             qi8: (0..q as u64).map(c).collect(),
             qi16: (0..q as u64).map(c).collect(),
             qnext: (0..q).map(|i| c(((i + 1) % q) as u64)).collect(),
@@ -661,7 +670,10 @@ impl MrcCore {
             l_sent_rtx: Default::default(),
             l_sent_len: Default::default(),
             l_sq_add: Default::default(),
-            l_infl_sub: Default::default(),
+            l_nxt_new: Default::default(),
+            l_outp: Default::default(),
+            l_outc: Default::default(),
+            l_infl_acc: Default::default(),
             l_gsv: Default::default(),
             l_req: Default::default(),
             l_fsum: Default::default(),
@@ -1249,15 +1261,25 @@ impl Logic for MrcCore {
             }
             self.pend[i].d.next =
                 self.pend[i].q.val() - self.l_sent_len.val() + self.l_sq_add.val();
-            self.l_infl_sub.next = 0.into();
-            if self.infl[i].q.val() > self.sb[i].acked_bytes.val() {
-                self.l_infl_sub.next = self.infl[i].q.val() - self.sb[i].acked_bytes.val();
-            }
-            self.infl[i].d.next = self.l_infl_sub.val() + self.l_sent_len.val();
-            self.nxt[i].d.next = self.nxt[i].q.val();
+            self.l_nxt_new.next = self.nxt[i].q.val();
             if self.l_sent_new.val() {
-                self.nxt[i].d.next = self.nxt[i].q.val() + 1;
+                self.l_nxt_new.next = self.nxt[i].q.val() + 1;
             }
+            self.nxt[i].d.next = self.l_nxt_new.val();
+            // Bytes in flight: min(nxt - una, cap) x MTU, shift-and-add over the MTU's bits.
+            self.l_outp.next = self.l_nxt_new.val() - self.sb[i].una.val();
+            self.l_outc.next = bit_cast::<32, 24>(self.l_outp.val());
+            if self.l_outp.val() > self.k_infl_cap.val() {
+                self.l_outc.next = bit_cast::<32, 24>(self.k_infl_cap.val());
+            }
+            self.l_infl_acc.next = 0.into();
+            for k in 0..14 {
+                if self.k_mtu_bit[k].val() {
+                    self.l_infl_acc.next =
+                        self.l_infl_acc.val() + (self.l_outc.val() << self.k_sh[k].val());
+                }
+            }
+            self.infl[i].d.next = self.l_infl_acc.val();
             // RTT sample: cleared by the SACK that covers it; set by a new send; a
             // retransmission of the timed PSN cancels it (Karn).
             self.l_gsv.next = self.samp_v[i].q.val()
@@ -1281,7 +1303,7 @@ impl Logic for MrcCore {
                 self.hold[i].d.next = self.hold[i].q.val() - 1;
             }
             if self.l_sent_rtx.val() {
-                self.hold[i].d.next = 4.into();
+                self.hold[i].d.next = self.k_rtx_hold.val();
             }
             self.tick_pend[i].d.next = (self.tick_pend[i].q.val()
                 & !(self.l_tick_f.val() & (self.l_tick_qp.val() == self.qi8[i].val())))

@@ -32,6 +32,7 @@
 //! [`crate::device::Backend::classify`] tells a timeout from a refusal.
 
 pub mod engine;
+pub mod loopback;
 pub mod memory;
 pub mod wire;
 

@@ -4,17 +4,21 @@
 //! over random driver-operation sequences.
 
 use mrc_config::NicConfig;
-use mrc_host_driver::cosim::wire::{RxHeader, TxHeader, Wire};
+use mrc_host_driver::cosim::loopback::{
+    self, check_completions, post_all, run_driver_ops, run_until, Link, Op,
+};
 use mrc_host_driver::cosim::{CosimDevice, CosimOptions, Fault};
-use mrc_host_driver::device::{Completion, Counters, Device, EvEvent, RingOptions, XportParams};
+use mrc_host_driver::device::{Counters, Device, EvEvent, RingOptions, XportParams};
 use mrc_host_driver::queue::{db, CqeStatus, Wqe};
 use mrc_host_driver::{read, regs, Bar, BusError, DriverError};
 use mrc_model::mrc_core::{CoreInputs, CoreOutputs, CoreSim, MrcCore};
-use mrc_model::rng::SplitMix64;
 use proptest::prelude::*;
-use std::collections::HashMap;
 
 type Dev = Device<CosimDevice<MrcCore>>;
+
+fn pair(c: &NicConfig) -> (Dev, Dev) {
+    loopback::pair(c, MrcCore::new)
+}
 
 /// As model/src/mrc_core/tests.rs: 2 QPs, a 64-PSN SACK window, 2 planes x 8 EVs.
 fn cfg() -> NicConfig {
@@ -34,168 +38,6 @@ fn open_with(c: &NicConfig, rings: RingOptions) -> Dev {
         rings,
     )
     .expect("open")
-}
-
-/// A and B with every QP created at PSN 0 and the default EV profile loaded.
-fn pair(c: &NicConfig) -> (Dev, Dev) {
-    let a = open_with(c, RingOptions::default());
-    let b = open_with(c, RingOptions::default());
-    for d in [&a, &b] {
-        assert_eq!(d.blocks().len(), regs::BLOCKS.len());
-        for qp in 0..c.qps {
-            d.create_qp(qp, 0).unwrap();
-        }
-        d.load_ev_profile(&c.default_ev_profile()).unwrap();
-    }
-    (a, b)
-}
-
-/// The wire between A and B, in link clocks (one per `pump`).
-struct Link {
-    t: u64,
-    data: Wire<RxHeader>,
-    acks: Wire<RxHeader>,
-    rng: SplitMix64,
-    /// Per mille of data headers dropped / trimmed.
-    loss: u32,
-    trim: u32,
-    profile: Vec<u32>,
-    /// Payload length of each (qp, psn) first sent, for its retransmissions.
-    lens: HashMap<(u8, u32), u16>,
-    sent: u32,
-    rtx: u32,
-    trimmed: u32,
-    acks_seen: u32,
-}
-
-impl Link {
-    fn new(c: &NicConfig, delay: u64, loss: u32, trim: u32, seed: u64) -> Self {
-        Link {
-            t: 0,
-            data: Wire::new(delay),
-            acks: Wire::new(delay),
-            rng: SplitMix64::new(seed),
-            loss,
-            trim,
-            profile: c.default_ev_profile(),
-            lens: HashMap::new(),
-            sent: 0,
-            rtx: 0,
-            trimmed: 0,
-            acks_seen: 0,
-        }
-    }
-
-    fn carry(&mut self, a: &Dev, b: &Dev) {
-        for h in a.backend().drain_tx() {
-            self.data_header(&h);
-        }
-        for h in b.backend().drain_acks() {
-            self.acks_seen += 1;
-            let idx = self.profile.iter().position(|&e| e == h.ev).unwrap_or(0) as u8;
-            self.acks.push(self.t, RxHeader::ack(&h, idx));
-        }
-        assert!(b.backend().drain_tx().is_empty(), "B only receives");
-        assert!(a.backend().drain_acks().is_empty(), "A receives no data");
-    }
-
-    fn data_header(&mut self, h: &TxHeader) {
-        self.sent += 1;
-        let len = if h.rtx {
-            self.rtx += 1;
-            self.lens[&(h.qp, h.psn)]
-        } else {
-            self.lens.insert((h.qp, h.psn), h.len);
-            h.len
-        };
-        let r = self.rng.below(1000) as u32;
-        if r < self.loss {
-            return;
-        }
-        let trimmed = r < self.loss + self.trim;
-        self.trimmed += u32::from(trimmed);
-        self.data.push(self.t, RxHeader::data(h, len, trimmed));
-    }
-
-    /// Move due headers, then one clock of both devices.
-    fn pump(&mut self, a: &Dev, b: &Dev) {
-        self.carry(a, b);
-        while let Some(h) = self.data.pop(self.t) {
-            b.backend().inject_rx(h);
-        }
-        while let Some(h) = self.acks.pop(self.t) {
-            a.backend().inject_rx(h);
-        }
-        a.backend().step();
-        b.backend().step();
-        self.t += 1;
-    }
-
-    fn idle(&self, a: &Dev, b: &Dev) -> bool {
-        self.data.is_empty()
-            && self.acks.is_empty()
-            && a.backend().rx_pending() == 0
-            && b.backend().rx_pending() == 0
-    }
-}
-
-/// Pump until `n` completions arrived on A (polling the CQ every 64 clocks; draining the EV
-/// event queue into `evs` when given).
-fn run_until(
-    link: &mut Link,
-    a: &mut Dev,
-    b: &Dev,
-    n: usize,
-    mut evs: Option<&mut Vec<EvEvent>>,
-) -> Vec<Completion> {
-    let mut done = Vec::new();
-    let start = link.t;
-    while done.len() < n {
-        for _ in 0..64 {
-            link.pump(a, b);
-        }
-        done.extend(a.poll_cq().unwrap());
-        if let Some(e) = evs.as_deref_mut() {
-            e.extend(a.drain_ev_events().unwrap());
-        }
-        assert!(
-            link.t - start < 2_000_000,
-            "{} of {n} completions after {} clocks; engine {:?}",
-            done.len(),
-            link.t - start,
-            a.backend().engine_stats()
-        );
-    }
-    done
-}
-
-/// Post `wrs` (qp, len) with wr_id = index, ring the doorbell once.
-fn post_all(a: &mut Dev, wrs: &[(u32, u32)]) {
-    for (i, &(qp, len)) in wrs.iter().enumerate() {
-        a.post_write(qp, len, 0x10_0000 + i as u64 * 0x1_0000, 0x77, i as u64)
-            .unwrap();
-    }
-    a.ring_doorbell().unwrap();
-}
-
-/// Every WR completed once, OK, with its length, in post order per QP.
-fn check_completions(done: &[Completion], wrs: &[(u32, u32)]) {
-    assert_eq!(done.len(), wrs.len());
-    for qp in 0..2u16 {
-        let got: Vec<(u64, u32)> = done
-            .iter()
-            .filter(|c| c.qp == qp)
-            .map(|c| (c.wr_id, c.bytes))
-            .collect();
-        let want: Vec<(u64, u32)> = wrs
-            .iter()
-            .enumerate()
-            .filter(|(_, w)| w.0 == u32::from(qp))
-            .map(|(i, w)| (i as u64, w.1))
-            .collect();
-        assert_eq!(got, want, "QP {qp}");
-    }
-    assert!(done.iter().all(|c| c.status == CqeStatus::Ok), "{done:?}");
 }
 
 const WRS: [(u32, u32); 8] = [
@@ -499,21 +341,6 @@ fn counters_struct_holds_every_cnt_register_and_transport_round_trips() {
     assert_eq!(a.ev_state(3).unwrap(), 0);
 }
 
-#[derive(Debug, Clone)]
-enum Op {
-    Post {
-        qp: u32,
-        len: u32,
-    },
-    Doorbell,
-    Deny(u32),
-    Allow(u32),
-    Read,
-    Run(u32),
-    /// Wait until nothing is outstanding, then reset the QP on both ends to a fresh PSN.
-    QuiesceReset(u32),
-}
-
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         5 => (0..2u32, 1..40_000u32).prop_map(|(qp, len)| Op::Post { qp, len }),
@@ -524,15 +351,6 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (1..2000u32).prop_map(Op::Run),
         1 => (0..2u32).prop_map(Op::QuiesceReset),
     ]
-}
-
-fn monotonic(prev: &mut Option<Counters>, now: Counters) {
-    if let Some(p) = prev {
-        for ((n, a), (_, b)) in p.all().iter().zip(now.all().iter()) {
-            assert!(b >= a, "{n} went from {a} to {b}");
-        }
-    }
-    *prev = Some(now);
 }
 
 proptest! {
@@ -550,74 +368,8 @@ proptest! {
         let c = cfg();
         let (mut a, b) = pair(&c);
         let mut link = Link::new(&c, 30, loss, trim, seed);
-        let mut accepted: Vec<(u32, u64, u32)> = Vec::new();
-        let mut done: Vec<Completion> = Vec::new();
-        let mut prev = None;
-        let mut next_id = 0u64;
-        let mut psn = 0u32;
-        for o in &ops {
-            match *o {
-                Op::Post { qp, len } => {
-                    match a.post_write(qp, len, 0, 1, next_id) {
-                        Ok(()) => accepted.push((qp, next_id, len)),
-                        Err(DriverError::RingFull { .. }) => {}
-                        Err(e) => panic!("{e}"),
-                    }
-                    next_id += 1;
-                }
-                Op::Doorbell => a.ring_doorbell().unwrap(),
-                Op::Deny(i) => a.deny_ev(i).unwrap(),
-                Op::Allow(i) => a.allow_ev(i).unwrap(),
-                Op::Read => monotonic(&mut prev, a.read_counters().unwrap()),
-                Op::Run(n) => {
-                    for _ in 0..n {
-                        link.pump(&a, &b);
-                    }
-                }
-                Op::QuiesceReset(qp) => {
-                    for i in 0..16 {
-                        a.allow_ev(i).unwrap();
-                    }
-                    a.ring_doorbell().unwrap();
-                    let want = accepted.len() - done.len();
-                    done.extend(run_until(&mut link, &mut a, &b, want, None));
-                    while !link.idle(&a, &b) {
-                        link.pump(&a, &b);
-                    }
-                    for _ in 0..2000 {
-                        link.pump(&a, &b);
-                    }
-                    link.carry(&a, &b);
-                    psn = (psn + 0x10_0000) & 0xFF_FFFF;
-                    a.reset_qp(qp, psn).unwrap();
-                    b.reset_qp(qp, psn).unwrap();
-                }
-            }
-            done.extend(a.poll_cq().unwrap());
-            for _ in 0..20 {
-                link.pump(&a, &b);
-            }
-        }
-        for i in 0..16 {
-            a.allow_ev(i).unwrap();
-        }
-        a.ring_doorbell().unwrap();
-        let want = accepted.len() - done.len();
-        done.extend(run_until(&mut link, &mut a, &b, want, None));
-        monotonic(&mut prev, a.read_counters().unwrap());
-        // Every accepted WR exactly once, OK, with its length, in post order per QP.
-        prop_assert_eq!(done.len(), accepted.len());
-        for qp in 0..2u32 {
-            let got: Vec<(u64, u32)> = done.iter().filter(|x| u32::from(x.qp) == qp)
-                .map(|x| (x.wr_id, x.bytes)).collect();
-            let want: Vec<(u64, u32)> = accepted.iter().filter(|x| x.0 == qp)
-                .map(|x| (x.1, x.2)).collect();
-            prop_assert_eq!(got, want);
-        }
-        prop_assert!(done.iter().all(|x| x.status == CqeStatus::Ok));
-        let k = a.read_counters().unwrap();
-        prop_assert_eq!((k.wqe_errors, k.refused_ops, k.rx_dropped), (0, 0, 0));
-        prop_assert_eq!(b.read_counters().unwrap().rx_dropped, 0);
+        let r = run_driver_ops(&mut a, &b, &mut link, &ops);
+        prop_assert!(r.is_ok(), "{}", r.unwrap_err());
     }
 }
 
