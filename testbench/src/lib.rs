@@ -583,3 +583,52 @@ impl CoreRig {
         run_lockstep(&mut dut, &mut model, cycles, &mut stim, &opts)
     }
 }
+
+/// The golden model seeing its inputs as the RTL's ports carry them (pack, then unpack: a
+/// value wider than its port is cut the same way on both sides).
+pub struct ModelAtPorts {
+    ports: mrc_cosim::modules::mrc_core::CorePorts,
+    model: mrc_model::mrc_core::MrcCore,
+    w: Vec<u32>,
+}
+
+impl mrc_model::mrc_core::CoreSim for ModelAtPorts {
+    fn step(&mut self, x: &mrc_model::mrc_core::CoreInputs) -> mrc_model::mrc_core::CoreOutputs {
+        self.w.iter_mut().for_each(|v| *v = 0);
+        self.ports.pack_inputs(x, &mut self.w);
+        let xm = self.ports.unpack_inputs(&self.w);
+        self.model.step(&xm)
+    }
+    fn qps(&self) -> usize {
+        self.model.qps()
+    }
+}
+
+/// The Verilated `mrc_core` for `cfg` (built once per process, cached on disk) in lockstep
+/// with its golden model: a `CoreSim` that the host driver's cosim backend and the network
+/// simulator's core endpoint drive like any core; `mismatches` / `first` say whether the RTL
+/// ever differed from the model.
+pub fn core_lockstep(
+    cfg: &NicConfig,
+) -> mrc_model::mrc_core::Lockstep<mrc_cosim::modules::mrc_core::CoreRtl, ModelAtPorts> {
+    use mrc_cosim::modules::mrc_core::{CoreRtl, MODULE};
+    let lib = lib_for(MODULE, cfg);
+    let rtl = CoreRtl::new(&lib, cfg).expect("mrc_core ports");
+    let ports = rtl.ports.clone();
+    let w = vec![0; ports.port_map().in_words()];
+    mrc_model::mrc_core::Lockstep::new(
+        rtl,
+        ModelAtPorts {
+            ports,
+            model: mrc_model::mrc_core::MrcCore::new(cfg),
+            w,
+        },
+    )
+}
+
+/// `configs/<name>.toml`.
+pub fn example_config(name: &str) -> NicConfig {
+    let path = format!("{}/../configs/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    NicConfig::from_toml(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}

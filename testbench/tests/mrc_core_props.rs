@@ -2,8 +2,12 @@
 //! transmit and ACK headers looped back with delay, reordering, loss, trims and ECN; MMIO
 //! setup, parameter changes, EV loads / deny / allow, QP_CTRL, EVQ pops, reads and illegal
 //! accesses; send-queue posts, some refused; junk headers; ticks; plane flaps; resets). The
-//! RTL must equal the model every cycle, on the default config (one QP, W = 256) and on
-//! `configs/core_small.toml` (three QPs, W = 64).
+//! RTL must equal the model every cycle on `configs/core_small.toml` (three QPs, W = 64).
+//!
+//! Why not the default config (one QP, W = 256) here too: its Verilator build takes about
+//! 5 minutes on CI's two cores, and `make test` must stay under 30. Its blocks are cosimulated
+//! at W = 256 in their own suites, and `make run` cosimulates the default-config `mrc_core`
+//! for 1 M cycles (`mrcgen compare --module mrc_core`).
 
 use mrc_config::NicConfig;
 use mrc_cosim::modules::mrc_core::CoreMix;
@@ -85,12 +89,7 @@ fn mix() -> impl Strategy<Value = CoreMix> {
 }
 
 proptest! {
-    #![proptest_config(config(6))]
-    #[test]
-    fn rtl_equals_model_on_the_default_config(seed in any::<u64>(), mix in mix()) {
-        run_case(&NicConfig::default(), seed, mix, 8_000)?;
-    }
-
+    #![proptest_config(config(8))]
     #[test]
     fn rtl_equals_model_on_three_qps(seed in any::<u64>(), mix in mix()) {
         run_case(&core_small(), seed, mix, 8_000)?;
@@ -98,10 +97,10 @@ proptest! {
 }
 
 /// The default mix for longer, so the loop reaches steady state (una moving, retransmits,
-/// NSCC events, EVQ traffic) on both configs.
+/// NSCC events, EVQ traffic).
 #[test]
 fn rtl_equals_model_on_long_default_traffic() {
-    for cfg in [NicConfig::default(), core_small()] {
+    for cfg in [core_small()] {
         let report = CoreRig::run_traffic(&cfg, 0xC0DE, CoreMix::default(), 40_000);
         if let Some(d) = report.divergence {
             panic!("RTL diverged from the model (qps {}):\n{d}", cfg.qps);

@@ -40,10 +40,13 @@ const TICK_NS: u64 = 1024;
 /// Builds the core under test for a NicConfig.
 pub type CoreFactory = Box<dyn Fn(&NicConfig) -> Box<dyn CoreSim>>;
 
-/// Every flow is the model's MRC, except `core_flow`, whose requester is a core.
+/// Every flow is the model's MRC, except `core_flow`, whose requester is QP 0 of a core
+/// built for `core_cfg` (the config its RTL was generated for: NSCC constants, window, EV
+/// profile; its MTU must be the responder's).
 pub struct CoreTransport {
     pub inner: MrcTransport,
     pub core_flow: u32,
+    pub core_cfg: NicConfig,
     pub factory: CoreFactory,
 }
 
@@ -58,11 +61,13 @@ impl Transport for CoreTransport {
             return (Box::new(req), Box::new(rsp));
         }
         let c = MrcConfig::for_flow(&self.inner.cfg, SprayMode::Mrc, flow, path);
-        let mut nic = c.nic.clone();
-        nic.qps = 1;
-        let core = (self.factory)(&nic);
+        assert_eq!(
+            self.core_cfg.mtu, c.nic.mtu,
+            "the core and the responder must use one MTU"
+        );
+        let core = (self.factory)(&self.core_cfg);
         (
-            Box::new(CoreRequester::new(core, &nic, &c, flow)),
+            Box::new(CoreRequester::new(core, &self.core_cfg, &c, flow)),
             Box::new(rsp),
         )
     }
@@ -76,6 +81,10 @@ pub struct TxRecord {
     pub ev_idx: u8,
     pub plane: u8,
     pub rtx: bool,
+}
+
+fn path_ports(c: &MrcConfig) -> u8 {
+    c.planes.max(1)
 }
 
 pub struct CoreRequester {
@@ -120,7 +129,7 @@ impl CoreRequester {
             start_psn: c.start_psn,
             base_va: c.base_va,
             rkey: c.rkey,
-            ports: c.planes.max(1),
+            ports: path_ports(c),
             n_pkts: flow.bytes.div_ceil(u64::from(nic.mtu)) as u32,
             profile,
             by_value,
@@ -128,7 +137,7 @@ impl CoreRequester {
             cycle: 0,
             posted: false,
             pending_rx: VecDeque::new(),
-            txq: vec![VecDeque::new(); usize::from(c.planes.max(1))],
+            txq: vec![VecDeque::new(); usize::from(path_ports(c))],
             una: c.start_psn,
             stats: EndpointStats::default(),
             log: Vec::new(),
@@ -344,9 +353,19 @@ mod tests {
         let choice = TransportChoice::Mrc("mrc");
         let nic = sc.nic_config_for(choice).unwrap();
         let sim_cfg = sc.sim_config_for(choice).unwrap();
+        // The RTL suite's config (3 planes x 5 EVs, 3 QPs, W = 64): QP 0 is the flow's.
+        let core_cfg = NicConfig {
+            planes: 3,
+            evs_per_plane: 5,
+            ev_min_active: 2,
+            qps: 3,
+            sack_window_bits: 64,
+            ..NicConfig::default()
+        };
         let t = CoreTransport {
             inner: MrcTransport::new(nic, SprayMode::Mrc),
             core_flow: 0,
+            core_cfg,
             factory: Box::new(|c| Box::new(MrcCore::new(c))),
         };
         let r = Sim::new(sim_cfg, &t).run(&mut |_, _, _| {});
