@@ -130,8 +130,8 @@ fn lpf(t: &Target, cfg: &NicConfig) -> String {
     );
     let _ = writeln!(
         out,
-        "# Pins of mrc_nic_demo_top (TODO: the demo top instantiates mrc_core and is not written\n\
-         # yet; see constraints/README.md). Pin I/O paths are not timed.\n\
+        "# Pins of mrc_nic_demo_top (mrc_nic_demo_top.v, written next to this file; see\n\
+         # constraints/README.md). Pin I/O paths are not timed.\n\
          BLOCK RESETPATHS ;\n\
          BLOCK ASYNCPATHS ;"
     );

@@ -12,7 +12,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 mod constraints;
-#[allow(dead_code)] // wired into `gen` with mrc_core
 mod demo_top;
 mod loss;
 mod netsim;

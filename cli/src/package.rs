@@ -17,7 +17,7 @@
 //! ```
 
 use crate::targets::{Flow, Target};
-use crate::{constraints, outdir, Fail};
+use crate::{constraints, demo_top, outdir, Fail};
 use mrc_config::NicConfig;
 use mrc_hdl::generate::{render, sha256_hex, ManifestFile, WAIVERS};
 use std::fmt::Write as _;
@@ -37,12 +37,29 @@ pub struct GenSummary {
 }
 
 /// Every file of the output directory, in memory, and the manifest JSON.
-pub fn render_all(cfg: &NicConfig, target: &Target) -> (Vec<(String, String)>, String) {
+pub fn render_all(
+    cfg: &NicConfig,
+    target: &Target,
+) -> Result<(Vec<(String, String)>, String), Fail> {
     let (mut files, mut manifest) = render(cfg);
     let (cname, ctext) = constraints::render(target, cfg);
     let modules: Vec<&str> = manifest.modules.iter().map(String::as_str).collect();
     let core = fusesoc_core(cfg, target, &modules, &cname);
-    for (name, text) in [(cname.clone(), ctext), (CORE_FILE.to_string(), core)] {
+    let core_v = files
+        .iter()
+        .find(|(n, _)| n == "mrc_core.v")
+        .map(|(_, t)| t.as_str())
+        .ok_or_else(|| Fail(1, "mrc_core.v missing from the generated files".into()))?;
+    let pm = mrc_cosim::ports::parse_ports(core_v, "mrc_core")
+        .map_err(|e| Fail(1, format!("mrc_core ports: {e}")))?;
+    let demo_loop = demo_top::render_loop(cfg, &pm).map_err(|e| Fail(1, e))?;
+    let demo = demo_top::render_top(cfg, target);
+    for (name, text) in [
+        (cname.clone(), ctext),
+        (CORE_FILE.to_string(), core),
+        (format!("{}.v", demo_top::LOOP_MODULE), demo_loop),
+        (format!("{}.v", demo_top::TOP_MODULE), demo),
+    ] {
         manifest.files.push(ManifestFile {
             path: name.clone(),
             sha256: sha256_hex(text.as_bytes()),
@@ -66,8 +83,12 @@ pub fn render_all(cfg: &NicConfig, target: &Target) -> (Vec<(String, String)>, S
         "constraints": cname,
         "fusesoc_core": CORE_FILE,
     });
+    json["demo_top"] = serde_json::json!({
+        "module": demo_top::TOP_MODULE,
+        "files": [format!("{}.v", demo_top::LOOP_MODULE), format!("{}.v", demo_top::TOP_MODULE)],
+    });
     let text = serde_json::to_string_pretty(&json).expect("manifest serialises") + "\n";
-    (files, text)
+    Ok((files, text))
 }
 
 /// `mrcgen gen`: refuses a non-empty `out` unless `force` (exit 2).
@@ -91,7 +112,7 @@ pub fn gen_cmd(
             ),
         ));
     }
-    let (files, manifest) = render_all(cfg, target);
+    let (files, manifest) = render_all(cfg, target)?;
     outdir::replace_dir(out, |tmp| {
         for (rel, text) in &files {
             fs::write(tmp.join(rel), text).map_err(|e| Fail(1, format!("{rel}: {e}")))?;
@@ -110,7 +131,7 @@ pub fn gen_cmd(
 ///
 /// Targets: `default` (the RTL and the target's constraints, for a parent core to depend on)
 /// and `lint_<module>` (Verilator `--lint-only -Wall` with the waivers, one per module). The
-/// board build target comes with the demo top (`mrc_nic_demo_top`, not written yet).
+/// board build target `demo` (ECP5: trellis; U55C: vivado) builds `mrc_nic_demo_top`.
 pub fn fusesoc_core(
     cfg: &NicConfig,
     target: &Target,
@@ -162,8 +183,34 @@ pub fn fusesoc_core(
     );
     let _ = writeln!(
         s,
+        "  demo:\n    file_type: verilogSource\n    files:\n      - {}.v\n      - {}.v",
+        demo_top::LOOP_MODULE,
+        demo_top::TOP_MODULE
+    );
+    let _ = writeln!(
+        s,
         "\ntargets:\n  default:\n    filesets: [rtl, constraints]"
     );
+    match target.flow {
+        Flow::NextpnrEcp5 => {
+            let _ = writeln!(
+                s,
+                "  demo:\n    default_tool: trellis\n    filesets: [rtl, demo, constraints]\n    \
+                 toplevel: {}\n    tools:\n      trellis:\n        nextpnr_options: [--85k, --package, CABGA381]",
+                demo_top::TOP_MODULE
+            );
+        }
+        Flow::Vivado => {
+            let _ = writeln!(
+                s,
+                "  demo:\n    default_tool: vivado\n    filesets: [rtl, demo, constraints]\n    \
+                 toplevel: {}\n    tools:\n      vivado:\n        part: {}",
+                demo_top::TOP_MODULE,
+                target.part
+            );
+        }
+        Flow::Generic => {}
+    }
     for m in modules {
         let _ = writeln!(
             s,
