@@ -34,6 +34,12 @@ const NEXTPNR_DEVICE_ARGS: [&str; 5] = ["--85k", "--package", "CABGA381", "--spe
 /// User I/O pins of the LFE5U-85F in CABGA381; only matters when `--out-of-context` is missing.
 const PACKAGE_USER_IO: u64 = 205;
 
+/// Defined when Yosys reads the RTL: `arith::PipeMul` then instantiates MULT18X18D with its
+/// output register on instead of a `*` (Yosys does not pack DSP registers on ECP5). The
+/// portable branch is what Verilator cosim runs; `mrc-testbench`'s `nscc_window_ecp5_dsp`
+/// test runs this one against the model with a behavioural MULT18X18D.
+pub const ECP5_DSP_DEFINE: &str = "MRC_ECP5_DSP";
+
 /// Lines of a tool log quoted in an error.
 const LOG_TAIL_LINES: usize = 20;
 
@@ -690,7 +696,7 @@ fn run_yosys(
     let (json, stat) = ("synth.json", "stat.txt");
     let files: Vec<String> = sources.iter().map(|s| quote_ys(s)).collect();
     let script = format!(
-        "read_verilog {}\nsynth_ecp5 -top {top} -json {}\ntee -o {} stat\n",
+        "read_verilog -D{ECP5_DSP_DEFINE} {}\nsynth_ecp5 -top {top} -json {}\ntee -o {} stat\n",
         files.join(" "),
         quote_ys(json),
         quote_ys(stat)

@@ -68,18 +68,75 @@ impl<const A: usize, const B: usize, const P: usize> Logic for PipeMul<A, B, P> 
 
     fn hdl(&self) -> Verilog {
         let lo = A.min(17);
-        let mut v = format!(
-            "reg [{w}:0] t_lo;\nalways @(posedge clock) t_lo <= a[{h}:0] * b;\n",
-            w = lo + B - 1,
-            h = lo - 1
-        );
-        if A > 17 {
+        let tiles: Vec<(&str, usize, usize)> = if A > 17 {
+            vec![("t_lo", 0, lo), ("t_hi", 17, A - 17)]
+        } else {
+            vec![("t_lo", 0, lo)]
+        };
+        // The ECP5 flow (`mrcgen synth`) defines MRC_ECP5_DSP: each partial product is a
+        // MULT18X18D with its output register on (REG_OUTPUT_CLK), the same register as the
+        // portable branch's `t_*` flop, moved inside the DSP so the DSP -> fabric route leaves
+        // the critical path. Everything else (Verilator, other vendors) reads the `*`.
+        let mut v = String::from("`ifdef MRC_ECP5_DSP\n");
+        for (name, from, width) in &tiles {
+            let pw = width + B;
             v += &format!(
-                "reg [{w}:0] t_hi;\nalways @(posedge clock) t_hi <= a[{h}:17] * b;\n\
-                 always @(posedge clock) p <= t_lo + (t_hi << 17);\n",
-                w = A - 17 + B - 1,
-                h = A - 1
+                "wire [35:0] {name}_p;\nwire [{}:0] {name} = {name}_p[{}:0];\n",
+                pw - 1,
+                pw - 1
             );
+            v += &format!(
+                "MULT18X18D #(.REG_OUTPUT_CLK(\"CLK0\"), .REG_OUTPUT_CE(\"CE0\"), \
+                 .REG_OUTPUT_RST(\"RST0\"), .RESETMODE(\"SYNC\")) {name}_dsp (\n"
+            );
+            let mut pins: Vec<String> = Vec::new();
+            for i in 0..18 {
+                let ai = if i < *width {
+                    format!("a[{}]", from + i)
+                } else {
+                    "1'b0".into()
+                };
+                pins.push(format!(".A{i}({ai})"));
+            }
+            for i in 0..18 {
+                let bi = if i < B {
+                    format!("b[{i}]")
+                } else {
+                    "1'b0".into()
+                };
+                pins.push(format!(".B{i}({bi})"));
+            }
+            for i in 0..18 {
+                pins.push(format!(".C{i}(1'b0)"));
+            }
+            pins.extend(
+                [
+                    ".SIGNEDA(1'b0)",
+                    ".SIGNEDB(1'b0)",
+                    ".SOURCEA(1'b0)",
+                    ".SOURCEB(1'b0)",
+                    ".CLK0(clock)",
+                    ".CE0(1'b1)",
+                    ".RST0(1'b0)",
+                ]
+                .map(String::from),
+            );
+            for i in 0..36 {
+                pins.push(format!(".P{i}({name}_p[{i}])"));
+            }
+            v += &format!("  {}\n);\n", pins.join(",\n  "));
+        }
+        v += "`else\n";
+        for (name, from, width) in &tiles {
+            v += &format!(
+                "reg [{w}:0] {name};\nalways @(posedge clock) {name} <= a[{h}:{from}] * b;\n",
+                w = width + B - 1,
+                h = from + width - 1
+            );
+        }
+        v += "`endif\n";
+        if A > 17 {
+            v += "always @(posedge clock) p <= t_lo + (t_hi << 17);\n";
         } else {
             v += "always @(posedge clock) p <= t_lo;\n";
         }

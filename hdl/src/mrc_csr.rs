@@ -2,9 +2,13 @@
 //! (`mrc-regmap`). Behaviour, handshake and refusal rules are those of `model/src/mrc_csr.rs`
 //! (its module doc is the contract); the cosim suites prove the two equal every cycle.
 //!
-//! Structure: one decode compare per register against the 12-bit access address (misaligned
-//! and unmapped offsets match nothing); the read data is an AND-OR over the register classes;
-//! responses, RW registers, W1C flags, WO strobes and the bad-access counter are registered.
+//! Structure: two stages. Decode (the accepting edge): one compare per register against the
+//! 12-bit access address (misaligned and unmapped offsets match nothing), registered as one
+//! flag per register (write hits already qualified by a full strobe, read hits by the read
+//! being accepted), the constant registers' read data, the write data and the response
+//! kind. Response (the next edge): the read data is an AND-OR over the registered hits (no
+//! priority chain: the hits are one-hot); responses, RW registers, W1C flags, WO strobes and
+//! the bad-access counter are registered.
 //! Ports are vectors in map order per class: `ro`, `w1c_set` in; `rw`, `w1c`, `wo_stb`,
 //! `wo_data` out.
 
@@ -64,6 +68,26 @@ pub struct MrcCsr {
     r_err_q: DFF<Bit>,
     bad_q: DFF<Bits<32>>,
 
+    // Decode stage (registered at the accepting edge; all clear on rst).
+    /// A write was accepted / a read was accepted.
+    s_wv: DFF<Bit>,
+    s_rv: DFF<Bit>,
+    /// The accepted access is refused (SLVERR, counted).
+    s_werr: DFF<Bit>,
+    s_rerr: DFF<Bit>,
+    s_wdata: DFF<Bits<32>>,
+    /// Read data of a CONST register hit (0 otherwise).
+    s_cdata: DFF<Bits<32>>,
+    /// One-hot write hits (full strobe) per RW / W1C / WO register.
+    s_w_rw: Vec<DFF<Bit>>,
+    s_w_w1c: Vec<DFF<Bit>>,
+    s_w_wo: Vec<DFF<Bit>>,
+    /// One-hot read hits per RO / RW / W1C register and the STAT register.
+    s_r_ro: Vec<DFF<Bit>>,
+    s_r_rw: Vec<DFF<Bit>>,
+    s_r_w1c: Vec<DFF<Bit>>,
+    s_r_stat: DFF<Bit>,
+
     /// Write accepted with a full strobe.
     l_wgo: Signal<Local, Bit>,
     /// Read accepted (no write offered).
@@ -72,9 +96,9 @@ pub struct MrcCsr {
     l_whit: Signal<Local, Bit>,
     /// The read address names a register.
     l_rhit: Signal<Local, Bit>,
+    l_cdata: Signal<Local, Bits<32>>,
     l_rdata: Signal<Local, Bits<32>>,
     l_clr: Signal<Local, Bits<32>>,
-    l_bad: Signal<Local, Bit>,
 
     _n_c: usize,
     _n_ro: usize,
@@ -159,13 +183,26 @@ impl MrcCsr {
             r_data_q: Default::default(),
             r_err_q: Default::default(),
             bad_q: Default::default(),
+            s_wv: Default::default(),
+            s_rv: Default::default(),
+            s_werr: Default::default(),
+            s_rerr: Default::default(),
+            s_wdata: Default::default(),
+            s_cdata: Default::default(),
+            s_w_rw: (0..rws.len()).map(|_| Default::default()).collect(),
+            s_w_w1c: (0..w1cs.len()).map(|_| Default::default()).collect(),
+            s_w_wo: (0..wos.len()).map(|_| Default::default()).collect(),
+            s_r_ro: (0..ros.len()).map(|_| Default::default()).collect(),
+            s_r_rw: (0..rws.len()).map(|_| Default::default()).collect(),
+            s_r_w1c: (0..w1cs.len()).map(|_| Default::default()).collect(),
+            s_r_stat: Default::default(),
             l_wgo: Default::default(),
             l_rgo: Default::default(),
             l_whit: Default::default(),
             l_rhit: Default::default(),
+            l_cdata: Default::default(),
             l_rdata: Default::default(),
             l_clr: Default::default(),
-            l_bad: Default::default(),
             _n_c: cs.len(),
             _n_ro: ros.len(),
             _n_rw: rws.len(),
@@ -178,46 +215,106 @@ impl MrcCsr {
 impl Logic for MrcCsr {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, b_valid_q, b_err_q, r_valid_q, r_data_q, r_err_q, bad_q);
-        self.l_wgo.next = self.wr_valid.val() & (self.wr_strb.val() == 15);
-        self.l_rgo.next = self.rd_valid.val() & !self.wr_valid.val();
+        dff_setup!(
+            self, clock, b_valid_q, b_err_q, r_valid_q, r_data_q, r_err_q, bad_q, s_wv, s_rv,
+            s_werr, s_rerr, s_wdata, s_cdata, s_r_stat
+        );
+        // ---- decode stage: this clock's access, registered per register -------------------
+        self.l_wgo.next = self.wr_valid.val() & (self.wr_strb.val() == 15) & !self.rst.val();
+        self.l_rgo.next = self.rd_valid.val() & !self.wr_valid.val() & !self.rst.val();
         self.l_whit.next = false;
         self.l_rhit.next = false;
-        self.l_rdata.next = 0.into();
-        self.l_clr.next = 0.into();
-        // Constants.
+        self.l_cdata.next = 0.into();
+        // Constants: their read data is known at decode.
         for i in 0..self._n_c {
             if self.rd_addr.val() == self.c_addr[i].val() {
                 self.l_rhit.next = true;
-                self.l_rdata.next = self.c_val[i].val();
+                self.l_cdata.next = self.l_cdata.val() | self.c_val[i].val();
             }
         }
-        // Hardware-driven read-only registers.
         for i in 0..self._n_ro {
+            self.s_r_ro[i].clock.next = self.clock.val();
+            self.s_r_ro[i].d.next =
+                self.l_rgo.val() & (self.rd_addr.val() == self.ro_addr[i].val());
             if self.rd_addr.val() == self.ro_addr[i].val() {
                 self.l_rhit.next = true;
-                self.l_rdata.next = self.ro[i].val() & self.ro_mask[i].val();
             }
         }
-        // The bad-access counter.
+        self.s_r_stat.d.next = self.l_rgo.val() & (self.rd_addr.val() == self.stat_addr.val());
         if self.rd_addr.val() == self.stat_addr.val() {
             self.l_rhit.next = true;
-            self.l_rdata.next = self.bad_q.q.val();
+        }
+        for i in 0..self._n_rw {
+            self.s_r_rw[i].clock.next = self.clock.val();
+            self.s_w_rw[i].clock.next = self.clock.val();
+            self.s_r_rw[i].d.next =
+                self.l_rgo.val() & (self.rd_addr.val() == self.rw_addr[i].val());
+            self.s_w_rw[i].d.next =
+                self.l_wgo.val() & (self.wr_addr.val() == self.rw_addr[i].val());
+            if self.rd_addr.val() == self.rw_addr[i].val() {
+                self.l_rhit.next = true;
+            }
+            if self.wr_addr.val() == self.rw_addr[i].val() {
+                self.l_whit.next = true;
+            }
+        }
+        for i in 0..self._n_wo {
+            self.s_w_wo[i].clock.next = self.clock.val();
+            self.s_w_wo[i].d.next =
+                self.l_wgo.val() & (self.wr_addr.val() == self.wo_addr[i].val());
+            if self.rd_addr.val() == self.wo_addr[i].val() {
+                self.l_rhit.next = true;
+            }
+            if self.wr_addr.val() == self.wo_addr[i].val() {
+                self.l_whit.next = true;
+            }
+        }
+        for i in 0..self._n_w1c {
+            self.s_r_w1c[i].clock.next = self.clock.val();
+            self.s_w_w1c[i].clock.next = self.clock.val();
+            self.s_r_w1c[i].d.next =
+                self.l_rgo.val() & (self.rd_addr.val() == self.w1c_addr[i].val());
+            self.s_w_w1c[i].d.next =
+                self.l_wgo.val() & (self.wr_addr.val() == self.w1c_addr[i].val());
+            if self.rd_addr.val() == self.w1c_addr[i].val() {
+                self.l_rhit.next = true;
+            }
+            if self.wr_addr.val() == self.w1c_addr[i].val() {
+                self.l_whit.next = true;
+            }
+        }
+        self.s_wv.d.next = self.wr_valid.val() & !self.rst.val();
+        self.s_werr.d.next =
+            self.wr_valid.val() & !self.rst.val() & !(self.l_wgo.val() & self.l_whit.val());
+        self.s_rv.d.next = self.l_rgo.val();
+        self.s_rerr.d.next = self.l_rgo.val() & !self.l_rhit.val();
+        self.s_wdata.d.next = self.wr_data.val();
+        self.s_cdata.d.next = 0.into();
+        if self.l_rgo.val() {
+            self.s_cdata.d.next = self.l_cdata.val();
+        }
+
+        // ---- response stage: the access decoded at the last edge --------------------------
+        // Read data: an OR over one-hot hits (every miss contributes 0).
+        self.l_rdata.next = self.s_cdata.q.val();
+        for i in 0..self._n_ro {
+            if self.s_r_ro[i].q.val() {
+                self.l_rdata.next = self.l_rdata.val() | (self.ro[i].val() & self.ro_mask[i].val());
+            }
+        }
+        if self.s_r_stat.q.val() {
+            self.l_rdata.next = self.l_rdata.val() | self.bad_q.q.val();
         }
         // RW registers.
         for i in 0..self._n_rw {
             self.rw_q[i].clock.next = self.clock.val();
             self.rw_q[i].d.next = self.rw_q[i].q.val();
             self.rw[i].next = self.rw_q[i].q.val();
-            if self.rd_addr.val() == self.rw_addr[i].val() {
-                self.l_rhit.next = true;
-                self.l_rdata.next = self.rw_q[i].q.val();
+            if self.s_r_rw[i].q.val() {
+                self.l_rdata.next = self.l_rdata.val() | self.rw_q[i].q.val();
             }
-            if self.wr_addr.val() == self.rw_addr[i].val() {
-                self.l_whit.next = true;
-                if self.l_wgo.val() {
-                    self.rw_q[i].d.next = self.wr_data.val() & self.rw_mask[i].val();
-                }
+            if self.s_w_rw[i].q.val() {
+                self.rw_q[i].d.next = self.s_wdata.q.val() & self.rw_mask[i].val();
             }
             if self.rst.val() {
                 self.rw_q[i].d.next = self.rw_rst[i].val();
@@ -227,39 +324,27 @@ impl Logic for MrcCsr {
         for i in 0..self._n_wo {
             self.wo_stb_q[i].clock.next = self.clock.val();
             self.wo_data_q[i].clock.next = self.clock.val();
-            self.wo_stb_q[i].d.next = false;
+            self.wo_stb_q[i].d.next = self.s_w_wo[i].q.val() & !self.rst.val();
             self.wo_data_q[i].d.next = self.wo_data_q[i].q.val();
             self.wo_stb[i].next = self.wo_stb_q[i].q.val();
             self.wo_data[i].next = self.wo_data_q[i].q.val();
-            if self.rd_addr.val() == self.wo_addr[i].val() {
-                self.l_rhit.next = true;
-            }
-            if self.wr_addr.val() == self.wo_addr[i].val() {
-                self.l_whit.next = true;
-                if self.l_wgo.val() {
-                    self.wo_stb_q[i].d.next = true;
-                    self.wo_data_q[i].d.next = self.wr_data.val() & self.wo_mask[i].val();
-                }
+            if self.s_w_wo[i].q.val() {
+                self.wo_data_q[i].d.next = self.s_wdata.q.val() & self.wo_mask[i].val();
             }
             if self.rst.val() {
-                self.wo_stb_q[i].d.next = false;
                 self.wo_data_q[i].d.next = 0.into();
             }
         }
-        // Sticky W1C bits: set wins over a clear in the same clock.
+        // Sticky W1C bits: set wins over a clear at the same edge.
         for i in 0..self._n_w1c {
             self.w1c_q[i].clock.next = self.clock.val();
             self.w1c[i].next = self.w1c_q[i].q.val();
-            self.l_clr.next = 0.into();
-            if self.rd_addr.val() == self.w1c_addr[i].val() {
-                self.l_rhit.next = true;
-                self.l_rdata.next = self.w1c_q[i].q.val();
+            if self.s_r_w1c[i].q.val() {
+                self.l_rdata.next = self.l_rdata.val() | self.w1c_q[i].q.val();
             }
-            if self.wr_addr.val() == self.w1c_addr[i].val() {
-                self.l_whit.next = true;
-                if self.l_wgo.val() {
-                    self.l_clr.next = self.wr_data.val();
-                }
+            self.l_clr.next = 0.into();
+            if self.s_w_w1c[i].q.val() {
+                self.l_clr.next = self.s_wdata.q.val();
             }
             self.w1c_q[i].d.next = ((self.w1c_q[i].q.val() & !self.l_clr.val())
                 | self.w1c_set[i].val())
@@ -268,24 +353,25 @@ impl Logic for MrcCsr {
                 self.w1c_q[i].d.next = self.w1c_rst[i].val();
             }
         }
-        // Responses and the counter.
-        self.l_bad.next = (self.wr_valid.val() & !(self.l_wgo.val() & self.l_whit.val()))
-            | (self.l_rgo.val() & !self.l_rhit.val());
-        self.b_valid_q.d.next = self.wr_valid.val() & !self.rst.val();
-        self.b_err_q.d.next =
-            !(self.l_wgo.val() & self.l_whit.val()) & self.wr_valid.val() & !self.rst.val();
-        self.r_valid_q.d.next = self.l_rgo.val() & !self.rst.val();
-        self.r_err_q.d.next = self.l_rgo.val() & !self.l_rhit.val() & !self.rst.val();
-        self.r_data_q.d.next = 0.into();
-        if self.l_rgo.val() & self.l_rhit.val() & !self.rst.val() {
-            self.r_data_q.d.next = self.l_rdata.val();
-        }
+        // Responses and the counter (a refused read's hits are all clear, so its data is 0).
+        self.b_valid_q.d.next = self.s_wv.q.val() & !self.rst.val();
+        self.b_err_q.d.next = self.s_werr.q.val() & !self.rst.val();
+        self.r_valid_q.d.next = self.s_rv.q.val() & !self.rst.val();
+        self.r_err_q.d.next = self.s_rerr.q.val() & !self.rst.val();
+        self.r_data_q.d.next = self.l_rdata.val();
         self.bad_q.d.next = self.bad_q.q.val();
-        if self.l_bad.val() & (self.bad_q.q.val() != self.all_ones.val()) {
+        if (self.s_werr.q.val() | self.s_rerr.q.val()) & (self.bad_q.q.val() != self.all_ones.val())
+        {
             self.bad_q.d.next = self.bad_q.q.val() + 1;
         }
         if self.rst.val() {
+            self.r_data_q.d.next = 0.into();
             self.bad_q.d.next = 0.into();
+            self.s_wv.d.next = false;
+            self.s_rv.d.next = false;
+            self.s_werr.d.next = false;
+            self.s_rerr.d.next = false;
+            self.s_cdata.d.next = 0.into();
         }
         self.wr_ready.next = true;
         self.rd_ready.next = !self.wr_valid.val();

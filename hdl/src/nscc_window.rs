@@ -3,13 +3,16 @@
 //! `mrc_model::nscc::NsccWindow`.
 //!
 //! One event at a time, taken with `ev_valid && ev_ready`, then a fixed micro-sequence of
-//! phases. Every multiplier is a two-stage `PipeMul` (17-bit DSP tiles registered, then their
-//! sum), read two clocks after its operands settle; every other phase is at most one carry
-//! chain plus muxes (compares run side by side, not in series). Optional phases run only when
-//! the event needs them, so the usual event costs 9 clocks:
+//! phases. Every multiplier is a two-stage `PipeMul` (17-bit DSP tiles registered, inside the
+//! DSP on ECP5, then their sum), read two clocks after its operands settle; every other phase
+//! is at most one carry chain plus muxes (compares run side by side, not in series: a clamp's
+//! decisions are taken in the phase that computes its operand, against bounds kept in
+//! registers, and the next phase only picks). Optional phases run only when the event needs
+//! them, so the usual event costs 9 clocks:
 //!
 //! ```text
-//!  take e_* <= ev_*        products of e_*: fi_m*bytes, fi_scale*bytes, penalty*bytes (-> 3)
+//!  take e_* <= ev_*; rtt < base and "has a sample" decided from the ports
+//!                          products of e_*: fi_m*bytes, fi_scale*bytes, penalty*bytes (-> 3)
 //!  1  base <= min-filter(rtt); delay; achieved/received += bytes; trigger |= NACK|RTO;
 //!     now - (qa_end, last_adjust, last_dec); fast-increase byte count
 //!  2  quadrant / epoch / period / MD-interval flags; |delay<<8 - avg|
@@ -17,14 +20,18 @@
 //!  3  (EWMA product |..|*w running, -> 5)      (p1>>7)*alpha_m starts at 4 (-> 6)
 //!  4  maxwnd = max(min(.. >> 8, 2^32-1), MTU)
 //!  5  avg +-= ..>>16; quick adapt decided, epoch restart
-//!  6  quick adapt applied (cwnd = max(achieved, MTU)); prop = sat48(.. >> (9 - alpha_e));
-//!     md_do, fulfill_do; leading one of avg; count > cwnd; cwnd +- candidates of 7
-//!  7  quadrant: fair/proportional into inc, fast increase into cwnd; NACK/RTO subtract;
+//!  6  quick adapt applied (cwnd = max(achieved, MTU)); inc's addend: fair, or
+//!     prop = sat48(.. >> (9 - alpha_e)); md_do, fulfill_do; leading one of avg; count > cwnd;
+//!     cwnd +- candidates of 7
+//!  7  quadrant: addend into inc, fast increase into cwnd; NACK/RTO subtract;
 //!     avg's table index; gts = (gamma target 2^8) >> (p - 16)          -> 8 if md_do else 15
-//!  8..14 (MD)  table[avg]; gts*r (-> 11); clamp; factor (12); cwnd*factor (-> 15)
-//!  15 cut - penalty (saturating)   16 cwnd = clamp to [MTU, maxwnd]  -> done unless fulfill_do
-//!  17..24 (fulfill)  leading one of cwnd; shift amounts and index; inc >> (p-2) and
-//!     table[cwnd]; sat34, cwnd + eta; incs*r (-> 23); + inc/cwnd (23); min(.., maxwnd) (24)
+//!  8..14 (MD)  8 table slices (registered); 9 slice pick; gts*r (-> 12); 12 factor =
+//!     (1 - g) + clamp(gt) (compares and sum side by side); cwnd*factor (-> 15)
+//!  15 cut - penalty, and cut < penalty + MTU / cut > penalty + maxwnd
+//!  16 cwnd = MTU / maxwnd / cut - penalty by those flags       -> done unless fulfill_do
+//!  17..24 (fulfill)  17 leading one of cwnd; 18 index; 19 inc >> (p-2) and the table
+//!     slices; 20 sat34, cwnd + eta, slice pick; incs*r (-> 23); 23 + inc/cwnd, and
+//!     inc/cwnd > maxwnd - (cwnd + eta); 24 min(.., maxwnd) by that flag
 //! ```
 //!
 //! `ev_ready` is high when idle and in an event's last phase (16 without a fulfill, 24), so a
@@ -44,6 +51,9 @@ use mrc_config::nscc::{recip_table, NsccFixed};
 use mrc_config::NicConfig;
 use rust_hdl::prelude::*;
 use rust_hdl::widgets::ramrom::rom::ROM;
+
+/// Slices of the reciprocal table (128 entries each; the loop in `update` is unrolled over 8).
+const ROM_PARTS: usize = 8;
 
 #[derive(LogicBlock)]
 pub struct NsccWindow {
@@ -92,6 +102,9 @@ pub struct NsccWindow {
     k_mwq8: Constant<Bits<17>>,
     k_ewma: Constant<Bits<10>>,
     k_one_minus_g: Constant<Bits<17>>,
+    /// The MD factor at the clamp's bounds, (1 - g) + (g - 0.5) and (1 - g) + g, mod 2^17.
+    k_mdf_lo: Constant<Bits<17>>,
+    k_mdf_hi: Constant<Bits<17>>,
     k_gt_lo: Constant<Bits<45>>,
     k_gt_hi: Constant<Bits<45>>,
     k_gt: Constant<Bits<41>>,
@@ -114,6 +127,17 @@ pub struct NsccWindow {
     e_ecn: DFF<Bit>,
     e_pen: DFF<Bits<7>>,
     e_now: DFF<Bits<32>>,
+    /// Copies of e_bytes, one per multiplier that reads it at take + 1, so each can sit next
+    /// to its DSPs (one register fanning out to six DSP tiles was the critical path). Each
+    /// loads on a different superset of take (harmless: the copies are read only during an
+    /// event), so Yosys does not merge them back into one register.
+    e_by_fair: DFF<Bits<24>>,
+    /// Decided at take from the ports (base does not change between take and phase 1): the
+    /// ACK carries an RTT sample / the sample is below base. Phase 1 then only muxes.
+    e_rttv: DFF<Bit>,
+    e_lower: DFF<Bit>,
+    e_by_fast: DFF<Bits<24>>,
+    e_by_pen: DFF<Bits<24>>,
 
     // Algorithm state (registers with a non-zero reset value power up at it too, so the
     // model's power-on state is the RTL's).
@@ -155,7 +179,23 @@ pub struct NsccWindow {
     t_incs48: DFF<Bits<48>>,
     pcm2: DFF<Bits<5>>,
     t_after33: DFF<Bits<33>>,
-    t_gt26: DFF<Bits<26>>,
+    /// penalty + MTU and penalty + maxwnd (34 bits, every clock; settled from phase 6), so
+    /// the clamp's compares at 15 run beside the subtract instead of after it.
+    t_pmtu: DFF<Bits<34>>,
+    t_pmw: DFF<Bits<34>>,
+    /// 15: cut - penalty below 0 or below MTU (-> MTU) / above maxwnd (-> maxwnd).
+    f_lo: DFF<Bit>,
+    f_hi: DFF<Bit>,
+    /// maxwnd - (cwnd + eta), 41-bit two's complement (every clock; settled from 22), so the
+    /// fulfill's compare with maxwnd runs at 23 beside the add.
+    t_mwmc: DFF<Bits<41>>,
+    /// Plain-DFF copies of base (loaded with it at 1) and cwnd (every clock; cwnd is final
+    /// from 8 to 15) as multiplier operands: Yosys keeps a `DFFWithInit` bit whose init is 1
+    /// inverted, and the inverter LUT would sit between the flop and the DSP.
+    t_base_m: DFF<Bits<24>>,
+    t_cw_m: DFF<Bits<32>>,
+    /// 23: cwnd + eta + inc/cwnd above maxwnd.
+    f_whi: DFF<Bit>,
     t_el_qa: DFF<Bits<32>>,
     t_el_adj: DFF<Bits<32>>,
     t_el_dec: DFF<Bits<32>>,
@@ -202,7 +242,12 @@ pub struct NsccWindow {
     m_ful: PipeMul<34, 12, 46>,
     lead_a: LeadingOne32,
     lead_c: LeadingOne32,
-    rom: ROM<Bits<12>, 10>,
+    /// The reciprocal table in `ROM_PARTS` slices of 128 entries (address = the index's low 7
+    /// bits), each slice's entry registered (`rq`), then the slice picked by the index's top
+    /// bits: the 1024-entry lookup as two short clocks instead of one long one.
+    roms: Vec<ROM<Bits<12>, 7>>,
+    rq: Vec<DFF<Bits<12>>>,
+    k_part: Vec<Constant<Bits<3>>>,
 
     // Locals.
     l_take: Signal<Local, Bit>,
@@ -216,7 +261,12 @@ pub struct NsccWindow {
     l_nb: Signal<Local, Bits<24>>,
     l_s33a: Signal<Local, Bits<33>>,
     l_s33b: Signal<Local, Bits<33>>,
-    l_need33: Signal<Local, Bits<33>>,
+    l_csx: Signal<Local, Bits<34>>,
+    l_csy: Signal<Local, Bits<34>>,
+    l_csz: Signal<Local, Bits<34>>,
+    l_css: Signal<Local, Bits<34>>,
+    l_csc: Signal<Local, Bits<34>>,
+    l_cst: Signal<Local, Bits<34>>,
     l_d8: Signal<Local, Bits<33>>,
     l_a33: Signal<Local, Bits<33>>,
     l_tmd: Signal<Local, Bits<24>>,
@@ -229,7 +279,6 @@ pub struct NsccWindow {
     l_qa: Signal<Local, Bit>,
     l_end_qa: Signal<Local, Bits<32>>,
     l_idx_x: Signal<Local, Bits<32>>,
-    l_idx_p: Signal<Local, Bits<5>>,
     l_idx_m: Signal<Local, Bits<32>>,
     l_fic33: Signal<Local, Bits<33>>,
     l_fic: Signal<Local, Bits<32>>,
@@ -242,18 +291,23 @@ pub struct NsccWindow {
     l_sub32: Signal<Local, Bits<32>>,
     l_gts41: Signal<Local, Bits<41>>,
     l_gt_sh: Signal<Local, Bits<45>>,
-    l_gt26: Signal<Local, Bits<26>>,
-    l_mdf: Signal<Local, Bits<27>>,
+    l_mdf: Signal<Local, Bits<17>>,
+    l_part: Signal<Local, Bits<3>>,
+    l_gt19: Signal<Local, Bits<19>>,
+    l_dlo19: Signal<Local, Bits<19>>,
+    l_dhi19: Signal<Local, Bits<19>>,
+    l_r: Signal<Local, Bits<12>>,
     l_md_sh: Signal<Local, Bits<49>>,
     l_pen_sh: Signal<Local, Bits<31>>,
     l_cut: Signal<Local, Bits<32>>,
+    l_cut34: Signal<Local, Bits<34>>,
+    l_pen34: Signal<Local, Bits<34>>,
     l_pen32: Signal<Local, Bits<32>>,
     l_after: Signal<Local, Bits<32>>,
     l_clamped: Signal<Local, Bits<32>>,
     l_incs48: Signal<Local, Bits<48>>,
     l_ful_sh: Signal<Local, Bits<46>>,
     l_w40: Signal<Local, Bits<40>>,
-    l_mw40: Signal<Local, Bits<40>>,
     l_cwn: Signal<Local, Bits<32>>,
     l_cmd: Signal<Local, Bits<32>>,
     l_lower: Signal<Local, Bit>,
@@ -261,10 +315,8 @@ pub struct NsccWindow {
     l_after33: Signal<Local, Bits<33>>,
     l_cwe: Signal<Local, Bits<40>>,
     l_shl: Signal<Local, Bits<5>>,
-    l_shr: Signal<Local, Bits<5>>,
     l_pam16: Signal<Local, Bits<5>>,
     l_cshl: Signal<Local, Bits<5>>,
-    l_cshr: Signal<Local, Bits<5>>,
     l_cidx_m: Signal<Local, Bits<32>>,
     l_idle: Signal<Local, Bit>,
     l_nsub33: Signal<Local, Bits<33>>,
@@ -319,6 +371,10 @@ impl NsccWindow {
             k_mwq8: c(k.maxwnd_per_ns_q8.into()),
             k_ewma: c(k.ewma_q16.into()),
             k_one_minus_g: c(65536 - u64::from(k.gamma_q16)),
+            k_mdf_lo: c(
+                (65536 - u64::from(k.gamma_q16) + u64::from(k.gamma_q16) - 32768) & 0x1_FFFF,
+            ),
+            k_mdf_hi: c(65536 & 0x1_FFFF),
             k_gt_lo: c(u64::from(k.gamma_q16) - 32768),
             k_gt_hi: c(k.gamma_q16.into()),
             k_gt: c(k.gamma_target_q24),
@@ -336,6 +392,11 @@ impl NsccWindow {
             e_ecn: Default::default(),
             e_pen: Default::default(),
             e_now: Default::default(),
+            e_by_fair: Default::default(),
+            e_rttv: Default::default(),
+            e_lower: Default::default(),
+            e_by_fast: Default::default(),
+            e_by_pen: Default::default(),
             cw: DFFWithInit::new(u64::from(k.init_cwnd).to_bits()),
             mw: DFFWithInit::new(u64::from(k.init_cwnd).to_bits()),
             base: DFFWithInit::new(u64::from(k.base_rtt_ns).to_bits()),
@@ -371,7 +432,14 @@ impl NsccWindow {
             t_incs48: Default::default(),
             pcm2: Default::default(),
             t_after33: Default::default(),
-            t_gt26: Default::default(),
+            t_pmtu: Default::default(),
+            t_pmw: Default::default(),
+            f_lo: Default::default(),
+            f_hi: Default::default(),
+            t_mwmc: Default::default(),
+            t_base_m: Default::default(),
+            t_cw_m: Default::default(),
+            f_whi: Default::default(),
             t_el_qa: Default::default(),
             t_el_adj: Default::default(),
             t_el_dec: Default::default(),
@@ -414,13 +482,24 @@ impl NsccWindow {
             m_ful: Default::default(),
             lead_a: Default::default(),
             lead_c: Default::default(),
-            rom: ROM::new(
-                table
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &r)| ((i as u64).to_bits(), u64::from(r).to_bits()))
-                    .collect(),
-            ),
+            roms: (0..ROM_PARTS)
+                .map(|p| {
+                    ROM::new(
+                        (0..128)
+                            .map(|j| {
+                                (
+                                    (j as u64).to_bits(),
+                                    u64::from(table[p * 128 + j]).to_bits(),
+                                )
+                            })
+                            .collect(),
+                    )
+                })
+                .collect(),
+            rq: (0..ROM_PARTS).map(|_| Default::default()).collect(),
+            k_part: (0..ROM_PARTS as u64)
+                .map(|p| Constant::new(p.into()))
+                .collect(),
             l_take: Default::default(),
             l_last: Default::default(),
             l_ready: Default::default(),
@@ -432,7 +511,12 @@ impl NsccWindow {
             l_nb: Default::default(),
             l_s33a: Default::default(),
             l_s33b: Default::default(),
-            l_need33: Default::default(),
+            l_csx: Default::default(),
+            l_csy: Default::default(),
+            l_csz: Default::default(),
+            l_css: Default::default(),
+            l_csc: Default::default(),
+            l_cst: Default::default(),
             l_d8: Default::default(),
             l_a33: Default::default(),
             l_tmd: Default::default(),
@@ -445,7 +529,6 @@ impl NsccWindow {
             l_qa: Default::default(),
             l_end_qa: Default::default(),
             l_idx_x: Default::default(),
-            l_idx_p: Default::default(),
             l_idx_m: Default::default(),
             l_fic33: Default::default(),
             l_fic: Default::default(),
@@ -458,18 +541,23 @@ impl NsccWindow {
             l_sub32: Default::default(),
             l_gts41: Default::default(),
             l_gt_sh: Default::default(),
-            l_gt26: Default::default(),
             l_mdf: Default::default(),
+            l_part: Default::default(),
+            l_gt19: Default::default(),
+            l_dlo19: Default::default(),
+            l_dhi19: Default::default(),
+            l_r: Default::default(),
             l_md_sh: Default::default(),
             l_pen_sh: Default::default(),
             l_cut: Default::default(),
+            l_cut34: Default::default(),
+            l_pen34: Default::default(),
             l_pen32: Default::default(),
             l_after: Default::default(),
             l_clamped: Default::default(),
             l_incs48: Default::default(),
             l_ful_sh: Default::default(),
             l_w40: Default::default(),
-            l_mw40: Default::default(),
             l_cwn: Default::default(),
             l_cmd: Default::default(),
             l_lower: Default::default(),
@@ -477,10 +565,8 @@ impl NsccWindow {
             l_after33: Default::default(),
             l_cwe: Default::default(),
             l_shl: Default::default(),
-            l_shr: Default::default(),
             l_pam16: Default::default(),
             l_cshl: Default::default(),
-            l_cshr: Default::default(),
             l_cidx_m: Default::default(),
             l_idle: Default::default(),
             l_nsub33: Default::default(),
@@ -493,13 +579,14 @@ impl Logic for NsccWindow {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, ph, e_kind, e_bytes, e_rtt, e_ecn, e_pen, e_now, cw, mw, base, avg, inc,
-            rcv, ach, fic, incr, trig, epv, qa_end, last_dec, last_adj, c_ev, c_md, c_qa, t_delay,
-            t_rttv, t_diff, t_up, t_prop, t_fic, t_ficgt, t_cwe, t_w40, t_gap, tb, t_achmax, busy,
-            t_cwf33, t_nsub33, t_incs48, pcm2, t_after33, t_gt26, t_el_qa, t_el_adj, t_el_dec,
-            f_fairz, f_propz, f_mdz, f_fastz, f_qtrig, f_over, f_adj, f_mdt, f_fdob, f_qa, f_mdo,
-            f_fdo, pa, ia, r_avg, gts, mdf, pc, r_c, incs, o_cw, o_mw, o_base, o_avg, o_ev, o_md,
-            o_qa
+            self, clock, ph, e_kind, e_bytes, e_rtt, e_ecn, e_pen, e_now, e_by_fair, e_rttv,
+            e_lower, e_by_fast, e_by_pen, cw, mw, base, avg, inc, rcv, ach, fic, incr, trig, epv,
+            qa_end, last_dec, last_adj, c_ev, c_md, c_qa, t_delay, t_rttv, t_diff, t_up, t_prop,
+            t_fic, t_ficgt, t_cwe, t_w40, t_gap, tb, t_achmax, busy, t_cwf33, t_nsub33, t_incs48,
+            pcm2, t_after33, t_pmtu, t_pmw, f_lo, f_hi, t_mwmc, t_base_m, t_cw_m, f_whi, t_el_qa,
+            t_el_adj, t_el_dec, f_fairz, f_propz, f_mdz, f_fastz, f_qtrig, f_over, f_adj, f_mdt,
+            f_fdob, f_qa, f_mdo, f_fdo, pa, ia, r_avg, gts, mdf, pc, r_c, incs, o_cw, o_mw, o_base,
+            o_avg, o_ev, o_md, o_qa
         );
         self.m_fair.clock.next = self.clock.val();
         self.m_fast.clock.next = self.clock.val();
@@ -534,10 +621,19 @@ impl Logic for NsccWindow {
         self.cnt_events.next = self.o_ev.q.val();
         self.cnt_md.next = self.o_md.q.val();
         self.cnt_qa.next = self.o_qa.q.val();
-        self.l_need33.next =
-            bit_cast::<33, 32>(self.inflight.val()) + bit_cast::<33, 16>(self.next_len.val());
-        self.can_send.next = (self.next_len.val() != bits::<16>(0))
-            & (self.l_need33.val() <= bit_cast::<33, 32>(self.o_cw.q.val()));
+        // inflight + next_len <= cwnd  <=>  inflight + next_len + ~cwnd < 0 (34-bit, ~cwnd =
+        // -cwnd - 1): one carry-save stage (sum and majority per bit, one LUT level), then
+        // one carry chain whose top bit is the answer (not an add, then a compare).
+        self.l_csx.next = bit_cast::<34, 32>(self.inflight.val());
+        self.l_csy.next = bit_cast::<34, 16>(self.next_len.val());
+        self.l_csz.next = !bit_cast::<34, 32>(self.o_cw.q.val());
+        self.l_css.next = self.l_csx.val() ^ self.l_csy.val() ^ self.l_csz.val();
+        self.l_csc.next = ((self.l_csx.val() & self.l_csy.val())
+            | (self.l_csx.val() & self.l_csz.val())
+            | (self.l_csy.val() & self.l_csz.val()))
+            << 1;
+        self.l_cst.next = self.l_css.val() + self.l_csc.val();
+        self.can_send.next = (self.next_len.val() != bits::<16>(0)) & self.l_cst.val().get_bit(33);
         self.l_cwn.next = self.cw.q.val();
         self.l_cmd.next = self.c_md.q.val();
 
@@ -550,6 +646,11 @@ impl Logic for NsccWindow {
             self.e_ecn.d.next = self.ev_ecn.val();
             self.e_pen.d.next = self.ev_penalty.val();
             self.e_now.d.next = self.now_ns.val();
+            self.e_rttv.d.next =
+                (self.ev_kind.val() == bits::<2>(0)) & (self.ev_rtt_ns.val() != bits::<24>(0));
+            self.e_lower.d.next = (self.ev_kind.val() == bits::<2>(0))
+                & (self.ev_rtt_ns.val() != bits::<24>(0))
+                & (self.ev_rtt_ns.val() < self.base.q.val());
         } else if self.l_last.val() {
             self.ph.d.next = bits::<25>(0);
         } else if self.ph.q.val().get_bit(7) & !self.f_mdo.q.val() {
@@ -564,13 +665,22 @@ impl Logic for NsccWindow {
         self.l_tick.next = self.e_kind.q.val() == bits::<2>(3);
 
         // Multiplier operands. Each product is read two clocks after its operands settle.
-        self.m_fair.a.next = self.e_bytes.q.val();
+        if self.l_ready.val() {
+            self.e_by_fair.d.next = self.ev_bytes.val();
+        }
+        if self.l_take.val() | self.rst.val() {
+            self.e_by_fast.d.next = self.ev_bytes.val();
+        }
+        if self.l_ready.val() | self.rst.val() {
+            self.e_by_pen.d.next = self.ev_bytes.val();
+        }
+        self.m_fair.a.next = self.e_by_fair.q.val();
         self.m_fair.b.next = self.k_fi_m.val();
-        self.m_fast.a.next = self.e_bytes.q.val();
+        self.m_fast.a.next = self.e_by_fast.q.val();
         self.m_fast.b.next = self.k_fsq8.val();
-        self.m_pen.a.next = self.e_bytes.q.val();
+        self.m_pen.a.next = self.e_by_pen.q.val();
         self.m_pen.b.next = self.e_pen.q.val();
-        self.m_mwp.a.next = self.base.q.val();
+        self.m_mwp.a.next = self.t_base_m.q.val();
         self.m_mwp.b.next = self.k_mwq8.val();
         self.m_avg.a.next = self.t_diff.q.val();
         self.m_avg.b.next = self.k_ewma.val();
@@ -581,7 +691,8 @@ impl Logic for NsccWindow {
         self.m_prop.b.next = self.k_alpha_m.val();
         self.m_gt.a.next = self.gts.q.val();
         self.m_gt.b.next = self.r_avg.q.val();
-        self.m_md.a.next = self.cw.q.val();
+        self.t_cw_m.d.next = self.cw.q.val();
+        self.m_md.a.next = self.t_cw_m.q.val();
         self.m_md.b.next = self.mdf.q.val();
         self.m_ful.a.next = self.incs.q.val();
         self.m_ful.b.next = self.r_c.q.val();
@@ -593,9 +704,9 @@ impl Logic for NsccWindow {
             self.l_fic.next = self.k_all32.val();
         }
         // ---- 1: base-RTT min filter, delay, byte counts ------------------------------------
-        self.l_rttv.next = self.l_ack.val() & (self.e_rtt.q.val() != bits::<24>(0));
+        self.l_rttv.next = self.e_rttv.q.val();
         // A lower sample becomes the base (delay 0); compare and subtract side by side.
-        self.l_lower.next = self.l_rttv.val() & (self.e_rtt.q.val() < self.base.q.val());
+        self.l_lower.next = self.e_lower.q.val();
         self.l_nb.next = self.base.q.val();
         if self.l_lower.val() {
             self.l_nb.next = self.e_rtt.q.val();
@@ -610,6 +721,7 @@ impl Logic for NsccWindow {
             bit_cast::<33, 32>(self.rcv.q.val()) + bit_cast::<33, 24>(self.e_bytes.q.val());
         if self.ph.q.val().get_bit(1) {
             self.base.d.next = self.l_nb.val();
+            self.t_base_m.d.next = self.l_nb.val();
             self.t_rttv.d.next = self.l_rttv.val();
             self.t_delay.d.next = bits::<24>(0);
             self.t_gap.d.next = self.k_target.val();
@@ -717,11 +829,16 @@ impl Logic for NsccWindow {
         // ---- 6: proportional increment; which optional phases run; leading one of avg ------
         self.lead_a.x.next = self.avg.q.val();
         self.lead_c.x.next = self.cw.q.val();
+        self.l_fair48.next = bit_cast::<48, 41>(self.m_fair.p.val()) << self.k_fi_e.val();
         self.l_prop_sh.next = self.m_prop.p.val() >> self.k_prop_sh.val();
         if self.ph.q.val().get_bit(6) {
             self.t_prop.d.next = bit_cast::<48, 51>(self.l_prop_sh.val());
             if (self.l_prop_sh.val() >> 48) != bits::<51>(0) {
                 self.t_prop.d.next = self.k_all48.val();
+            }
+            // 7's addend picked here (fair or proportional), so 7 is one add and a saturate.
+            if self.f_fairz.q.val() {
+                self.t_prop.d.next = self.l_fair48.val();
             }
             self.f_mdo.d.next = false;
             self.f_fdo.d.next = false;
@@ -738,33 +855,23 @@ impl Logic for NsccWindow {
             self.t_ficgt.d.next = self.t_fic.q.val() > self.cw.q.val();
         }
 
-        // ---- 7 / 16: table index of x with its leading one at p -----------------------------
+        // ---- 7 / 18: table index of x with its leading one at p -----------------------------
+        // x << (31 - p) puts the leading one at bit 31, so the 10 bits under it are [30:21]
+        // (zeros shifted in when p < 10, as the table index wants): one left shifter by ~p,
+        // no subtract, compare or second shifter. The amount is a 5-bit local: rust-hdl sizes
+        // literals at 32 bits, and a 32-bit amount would make the shifter far wider.
         self.l_idx_x.next = self.avg.q.val();
-        self.l_idx_p.next = self.pa.q.val();
-        // Shift amounts in 5-bit locals: rust-hdl sizes literals at 32 bits, and a 32-bit
-        // amount would make the shifter far wider than it needs to be.
-        self.l_shl.next = bits::<5>(10) - self.l_idx_p.val();
-        self.l_shr.next = self.l_idx_p.val() - bits::<5>(10);
-        self.l_idx_m.next = self.l_idx_x.val() << self.l_shl.val();
-        if self.l_idx_p.val() >= bits::<5>(10) {
-            self.l_idx_m.next = self.l_idx_x.val() >> self.l_shr.val();
-        }
+        self.l_shl.next = !self.pa.q.val();
+        self.l_idx_m.next = (self.l_idx_x.val() << self.l_shl.val()) >> 21;
         // The same for cwnd (its own shifter: no phase mux in front of either).
-        self.l_cshl.next = bits::<5>(10) - self.pc.q.val();
-        self.l_cshr.next = self.pc.q.val() - bits::<5>(10);
-        self.l_cidx_m.next = self.cw.q.val() << self.l_cshl.val();
-        if self.pc.q.val() >= bits::<5>(10) {
-            self.l_cidx_m.next = self.cw.q.val() >> self.l_cshr.val();
-        }
+        self.l_cshl.next = !self.pc.q.val();
+        // From cwnd's plain copy (final since 16, so the copy is at 18): no inverter LUT.
+        self.l_cidx_m.next = (self.t_cw_m.q.val() << self.l_cshl.val()) >> 21;
 
         // ---- 7: the quadrant's effect; NACK / RTO subtraction -------------------------------
 
         self.l_go_fast.next = self.f_fastz.q.val() & (self.t_ficgt.q.val() | self.incr.q.val());
-        self.l_fair48.next = bit_cast::<48, 41>(self.m_fair.p.val()) << self.k_fi_e.val();
         self.l_add48.next = self.t_prop.q.val();
-        if self.f_fairz.q.val() {
-            self.l_add48.next = self.l_fair48.val();
-        }
         self.l_inc49.next =
             bit_cast::<49, 48>(self.inc.q.val()) + bit_cast::<49, 48>(self.l_add48.val());
         self.l_fast_sh.next = self.m_fast.p.val() >> 8;
@@ -828,26 +935,39 @@ impl Logic for NsccWindow {
         // ---- 8..13 (MD only): table[avg]; factor; cwnd * factor -----------------------------
         // ia is the table's address register: avg's index (7) or cwnd's (18), so no phase
         // mux sits in front of the table.
-        self.rom.address.next = self.ia.q.val();
-        if self.ph.q.val().get_bit(8) {
-            self.r_avg.d.next = self.rom.data.val();
+        // The table, two clocks from ia: every slice's entry is registered each clock (8 / 19),
+        // then the slice is picked by ia's top bits (9 / 20; one-hot, an AND-OR).
+        self.l_part.next = bit_cast::<3, 10>(self.ia.q.val() >> 7);
+        self.l_r.next = bits::<12>(0);
+        for i in 0..8 {
+            self.roms[i].address.next = bit_cast::<7, 10>(self.ia.q.val());
+            self.rq[i].clock.next = self.clock.val();
+            self.rq[i].d.next = self.roms[i].data.val();
+            if self.l_part.val() == self.k_part[i].val() {
+                self.l_r.next = self.l_r.val() | self.rq[i].q.val();
+            }
         }
+        if self.ph.q.val().get_bit(9) {
+            self.r_avg.d.next = self.l_r.val();
+        }
+        // 12: the factor (1 - g) + clamp(gt, g - 0.5, g) in one clock: the two compares and the
+        // sum run side by side (the clamped sums are constants), then a 3-way pick. Only the
+        // low 17 bits of the sum are kept, so a 17-bit add of gt's low bits is exact.
         self.l_gt_sh.next = self.m_gt.p.val() >> 27;
-        // clamp(1 - g + gt, 0.5, 1) = (1 - g) + clamp(gt, g - 0.5, g): both compares at once.
-        self.l_gt26.next = bit_cast::<26, 45>(self.l_gt_sh.val());
-        if self.l_gt_sh.val() < self.k_gt_lo.val() {
-            self.l_gt26.next = bit_cast::<26, 45>(self.k_gt_lo.val());
+        self.l_mdf.next = self.k_one_minus_g.val() + bit_cast::<17, 45>(self.l_gt_sh.val());
+        // gt (18 significant bits) against the bounds as the borrows of 19-bit subtracts: carry
+        // chains, not a LUT tree per compare.
+        self.l_gt19.next = bit_cast::<19, 45>(self.l_gt_sh.val());
+        self.l_dlo19.next = self.l_gt19.val() - bit_cast::<19, 45>(self.k_gt_lo.val());
+        self.l_dhi19.next = bit_cast::<19, 45>(self.k_gt_hi.val()) - self.l_gt19.val();
+        if self.l_dlo19.val().get_bit(18) {
+            self.l_mdf.next = self.k_mdf_lo.val();
         }
-        if self.l_gt_sh.val() > self.k_gt_hi.val() {
-            self.l_gt26.next = bit_cast::<26, 45>(self.k_gt_hi.val());
-        }
-        self.l_mdf.next =
-            bit_cast::<27, 17>(self.k_one_minus_g.val()) + bit_cast::<27, 26>(self.t_gt26.q.val());
-        if self.ph.q.val().get_bit(11) {
-            self.t_gt26.d.next = self.l_gt26.val();
+        if self.l_dhi19.val().get_bit(18) {
+            self.l_mdf.next = self.k_mdf_hi.val();
         }
         if self.ph.q.val().get_bit(12) {
-            self.mdf.d.next = bit_cast::<17, 27>(self.l_mdf.val());
+            self.mdf.d.next = self.l_mdf.val();
         }
 
         // ---- 14: cut, penalty, clamp ---------------------------------------------------------
@@ -861,19 +981,27 @@ impl Logic for NsccWindow {
         if self.l_ack.val() {
             self.l_pen32.next = bit_cast::<32, 31>(self.l_pen_sh.val());
         }
-        // 15: saturating subtract (the borrow says "below 0"); 16: both clamps side by side
-        // (MTU <= maxwnd always).
+        // 15: subtract, and beside it the clamp's two decisions against penalty + MTU and
+        // penalty + maxwnd (registers settled long before): cut - pen < MTU (borrow included)
+        // iff cut < pen + MTU; cut - pen > maxwnd iff cut > pen + maxwnd. 16: a pick by flags
+        // (MTU <= maxwnd always, so "below" wins).
+        self.l_pen34.next = bit_cast::<34, 32>(self.l_pen32.val());
+        self.t_pmtu.d.next = self.l_pen34.val() + bit_cast::<34, 32>(self.k_mtu.val());
+        self.t_pmw.d.next = self.l_pen34.val() + bit_cast::<34, 32>(self.mw.q.val());
+        self.l_cut34.next = bit_cast::<34, 32>(self.l_cut.val());
         self.l_after33.next =
             bit_cast::<33, 32>(self.l_cut.val()) - bit_cast::<33, 32>(self.l_pen32.val());
         if self.ph.q.val().get_bit(15) {
             self.t_after33.d.next = self.l_after33.val();
+            self.f_lo.d.next = self.l_cut34.val() < self.t_pmtu.q.val();
+            self.f_hi.d.next = self.l_cut34.val() > self.t_pmw.q.val();
         }
         self.l_after.next = bit_cast::<32, 33>(self.t_after33.q.val());
         self.l_clamped.next = self.l_after.val();
-        if self.l_after.val() > self.mw.q.val() {
+        if self.f_hi.q.val() {
             self.l_clamped.next = self.mw.q.val();
         }
-        if self.t_after33.q.val().get_bit(32) | (self.l_after.val() < self.k_mtu.val()) {
+        if self.f_lo.q.val() {
             self.l_clamped.next = self.k_mtu.val();
         }
         if (self.ph.q.val().get_bit(16)) & !self.f_qa.q.val() {
@@ -898,7 +1026,6 @@ impl Logic for NsccWindow {
         self.l_incs48.next = self.inc.q.val() >> self.pcm2.q.val();
         if self.ph.q.val().get_bit(19) {
             self.t_incs48.d.next = self.l_incs48.val();
-            self.r_c.d.next = self.rom.data.val();
         }
         self.l_incs_hi.next = self.t_incs48.q.val() >> 34;
         self.l_cwe.next = bit_cast::<40, 32>(self.cw.q.val());
@@ -906,21 +1033,28 @@ impl Logic for NsccWindow {
             self.l_cwe.next = bit_cast::<40, 32>(self.cw.q.val()) + self.k_eta.val();
         }
         if self.ph.q.val().get_bit(20) {
+            self.r_c.d.next = self.l_r.val();
             self.incs.d.next = bit_cast::<34, 48>(self.t_incs48.q.val());
             if self.l_incs_hi.val() != bits::<48>(0) {
                 self.incs.d.next = self.k_all34.val();
             }
             self.t_cwe.d.next = self.l_cwe.val();
         }
+        // 23: the add, and beside it cwnd + eta + q > maxwnd decided as q > maxwnd - (cwnd +
+        // eta) (true when that is negative; q = inc/cwnd < 2^33, so the 40-bit sum never
+        // wraps); 24: a pick by the flag.
         self.l_ful_sh.next = self.m_ful.p.val() >> 13;
         self.l_w40.next = self.t_cwe.q.val() + bit_cast::<40, 46>(self.l_ful_sh.val());
+        self.t_mwmc.d.next =
+            bit_cast::<41, 32>(self.mw.q.val()) - bit_cast::<41, 40>(self.t_cwe.q.val());
         if self.ph.q.val().get_bit(23) {
             self.t_w40.d.next = self.l_w40.val();
+            self.f_whi.d.next = self.t_mwmc.q.val().get_bit(40)
+                | (self.l_ful_sh.val() > bit_cast::<46, 41>(self.t_mwmc.q.val()));
         }
-        self.l_mw40.next = bit_cast::<40, 32>(self.mw.q.val());
         if self.ph.q.val().get_bit(24) {
             self.l_cwn.next = bit_cast::<32, 40>(self.t_w40.q.val());
-            if self.t_w40.q.val() > self.l_mw40.val() {
+            if self.f_whi.q.val() {
                 self.l_cwn.next = self.mw.q.val();
             }
             if self.f_adj.q.val() {

@@ -2,11 +2,13 @@
 
 use mrc_config::NicConfig;
 use mrc_host_driver::*;
-use mrc_model::mrc_csr::{CsrInputs, MrcCsr, RESP_OKAY};
+use mrc_model::mrc_csr::{CsrInputs, CsrOutputs, MrcCsr, RESPONSE_CLOCKS, RESP_OKAY};
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-/// One MMIO access per clock of the CSR model; RO inputs held in `ro`.
+/// One MMIO access at a time through the CSR model (offered for a clock, then idle clocks
+/// until the response, as a bus master waiting for `r_valid` / `b_valid` would); RO inputs
+/// held in `ro`.
 struct SoftBar {
     csr: RefCell<MrcCsr>,
     ro: RefCell<Vec<u32>>,
@@ -39,6 +41,22 @@ impl SoftBar {
             ..c.idle_inputs()
         }
     }
+    /// Offers `x` for one clock, then idles until the response (at most RESPONSE_CLOCKS).
+    fn access(&self, x: &CsrInputs) -> CsrOutputs {
+        let mut c = self.csr.borrow_mut();
+        let mut o = c.step(x);
+        for _ in 1..RESPONSE_CLOCKS {
+            if o.r_valid || o.b_valid {
+                break;
+            }
+            let idle = CsrInputs {
+                ro: self.ro.borrow().clone(),
+                ..c.idle_inputs()
+            };
+            o = c.step(&idle);
+        }
+        o
+    }
     fn rw_port(&self, reg: Reg) -> u32 {
         let c = self.csr.borrow();
         let i = c
@@ -58,8 +76,11 @@ impl Bar for SoftBar {
             rd_addr: offset,
             ..self.inputs()
         };
-        let o = self.csr.borrow_mut().step(&x);
-        assert!(o.r_valid, "the model answers every read in one clock");
+        let o = self.access(&x);
+        assert!(
+            o.r_valid,
+            "the model answers every read within RESPONSE_CLOCKS"
+        );
         if o.r_resp == RESP_OKAY {
             Ok(o.r_data)
         } else {
@@ -77,7 +98,7 @@ impl Bar for SoftBar {
             wr_strb: 0xF,
             ..self.inputs()
         };
-        let o = self.csr.borrow_mut().step(&x);
+        let o = self.access(&x);
         assert!(o.b_valid);
         if o.b_resp == RESP_OKAY {
             Ok(())

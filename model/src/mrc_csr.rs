@@ -4,26 +4,31 @@
 //! Contract: `step(inputs)` is one rising clock edge; the outputs are the registers after it;
 //! the power-on state is the reset state (every register at its map reset value).
 //!
-//! Interface (AXI4-Lite-shaped, simplified; no response back-pressure):
+//! Interface (AXI4-Lite-shaped, simplified; no response back-pressure). An access is accepted
+//! at an edge (the *accepting* edge), decoded into a register, and takes effect at the next
+//! edge (the *response* edge, [`RESPONSE_CLOCKS`] = 2 edges after it is offered): one access
+//! per clock, pipelined, in order.
 //! - write: `wr_valid` with `wr_addr`, `wr_data`, `wr_strb` (4 byte strobes). Always accepted
-//!   (`wr_ready` = 1). The response is `b_valid` for one clock after the accepting edge, with
-//!   `b_resp` OKAY (0) or SLVERR (2).
+//!   (`wr_ready` = 1). The register changes at the response edge, and `b_valid` is high for
+//!   one clock after it, with `b_resp` OKAY (0) or SLVERR (2).
 //! - read: `rd_valid` with `rd_addr`, accepted when no write is offered in the same clock
 //!   (`rd_ready` = !`wr_valid`, the one combinational output), so at most one access per
-//!   clock. The response is `r_valid` for one clock after the accepting edge with `r_data`
-//!   (0 on SLVERR) and `r_resp`.
+//!   clock. The data is read at the response edge (so it includes every write accepted
+//!   before the read), and `r_valid` is high for one clock after it with `r_data` (0 on
+//!   SLVERR) and `r_resp`.
 //!
-//! Refused with SLVERR, counted in CSR.BAD_ACCESS (saturating), nothing written: an offset
-//! not 4-aligned, an offset where no register is (including >= the BAR size, up to
-//! 2^`ADDR_BITS`), a write whose strobe is not 0b1111 (no register takes partial writes), a
-//! write to a CONST / RO / STAT register. Reads of WO registers return 0 with OKAY.
+//! Refused with SLVERR, counted in CSR.BAD_ACCESS (saturating, at the response edge), nothing
+//! written: an offset not 4-aligned, an offset where no register is (including >= the BAR
+//! size, up to 2^`ADDR_BITS`), a write whose strobe is not 0b1111 (no register takes partial
+//! writes), a write to a CONST / RO / STAT register. Reads of WO registers return 0 with OKAY.
 //!
 //! Hardware side: RW registers drive `rw[i]` (map order); RO registers read `ro[i]` (map
-//! order, sampled at the accepting edge, masked to the width); W1C registers hold sticky bits
-//! set by `w1c_set[i]` every clock (set wins over a clear in the same clock); a WO write
-//! raises `wo_stb[i]` for one clock with `wo_data[i]`. `rst` is synchronous: it returns every
-//! register to its reset value, drops the accesses offered in that clock (no response) and
-//! clears the counter.
+//! order, sampled at the response edge, masked to the width); W1C registers hold sticky bits
+//! set by `w1c_set[i]` every clock (set wins over a clear at the same edge: the clear is the
+//! write's response edge); a WO write raises `wo_stb[i]` for one clock with `wo_data[i]`,
+//! from its response edge. `rst` is synchronous: it returns every register to its reset
+//! value, clears the counter and drops the accesses offered in that clock and in the clock
+//! before (no response for either).
 
 use mrc_config::NicConfig;
 use mrc_regmap::{Access, RegMap};
@@ -33,6 +38,9 @@ pub const ADDR_BITS: u32 = 12;
 /// `b_resp` / `r_resp` encodings (AXI).
 pub const RESP_OKAY: u8 = 0;
 pub const RESP_SLVERR: u8 = 2;
+/// Edges from offering an access to its response: the response is visible in the clock
+/// after the second edge (offered in clock t, `b_valid` / `r_valid` in clock t + 2).
+pub const RESPONSE_CLOCKS: u32 = 2;
 
 /// One clock of inputs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -78,6 +86,20 @@ enum Slot {
     Stat,
 }
 
+/// An access accepted at the last edge, decoded, waiting for its response edge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pending {
+    Idle,
+    /// `slot` is `None` when the write is refused (decode miss or partial strobe).
+    Write {
+        slot: Option<Slot>,
+        data: u32,
+    },
+    Read {
+        slot: Option<Slot>,
+    },
+}
+
 /// The CSR block's hardware ports, derived from the map: which register each vector entry is.
 #[derive(Debug, Clone)]
 pub struct CsrPorts {
@@ -99,6 +121,7 @@ pub struct MrcCsr {
     w1c_mask: Vec<u32>,
     ports: CsrPorts,
     out: CsrOutputs,
+    pend: Pending,
 }
 
 impl MrcCsr {
@@ -157,6 +180,7 @@ impl MrcCsr {
             w1c_mask,
             ports,
             out,
+            pend: Pending::Idle,
         }
     }
 
@@ -208,47 +232,70 @@ impl MrcCsr {
             n.w1c = self.w1c_reset.clone();
             n.wo_data.iter_mut().for_each(|d| *d = 0);
             n.bad_access = 0;
+            self.pend = Pending::Idle;
             self.out = n.clone();
             return n;
         }
+        // The access accepted at the last edge takes effect now.
         let mut bad = false;
         let mut clear: Vec<u32> = vec![0; self.ports.w1c.len()];
-        if x.wr_valid {
-            let ok = match self.decode(x.wr_addr) {
-                _ if x.wr_strb & 0xF != 0xF => false,
-                Some(Slot::Rw(i, m)) => {
-                    n.rw[i] = x.wr_data & m;
-                    true
-                }
-                Some(Slot::W1c(i, m)) => {
-                    clear[i] = x.wr_data & m;
-                    true
-                }
-                Some(Slot::Wo(i, m)) => {
-                    n.wo_stb[i] = true;
-                    n.wo_data[i] = x.wr_data & m;
-                    true
-                }
-                _ => false,
-            };
-            n.b_valid = true;
-            n.b_resp = if ok { RESP_OKAY } else { RESP_SLVERR };
-            bad = !ok;
-        } else if x.rd_valid {
-            let v = match self.decode(x.rd_addr) {
-                Some(Slot::Const(v)) => Some(v),
-                Some(Slot::Ro(i, m)) => Some(x.ro[i] & m),
-                Some(Slot::Rw(i, _)) => Some(prev.rw[i]),
-                Some(Slot::W1c(i, _)) => Some(prev.w1c[i]),
-                Some(Slot::Wo(..)) => Some(0),
-                Some(Slot::Stat) => Some(prev.bad_access),
-                None => None,
-            };
-            n.r_valid = true;
-            n.r_data = v.unwrap_or(0);
-            n.r_resp = if v.is_some() { RESP_OKAY } else { RESP_SLVERR };
-            bad = v.is_none();
+        match self.pend {
+            Pending::Idle => {}
+            Pending::Write { slot, data } => {
+                let ok = match slot {
+                    Some(Slot::Rw(i, m)) => {
+                        n.rw[i] = data & m;
+                        true
+                    }
+                    Some(Slot::W1c(i, m)) => {
+                        clear[i] = data & m;
+                        true
+                    }
+                    Some(Slot::Wo(i, m)) => {
+                        n.wo_stb[i] = true;
+                        n.wo_data[i] = data & m;
+                        true
+                    }
+                    _ => false,
+                };
+                n.b_valid = true;
+                n.b_resp = if ok { RESP_OKAY } else { RESP_SLVERR };
+                bad = !ok;
+            }
+            Pending::Read { slot } => {
+                let v = match slot {
+                    Some(Slot::Const(v)) => Some(v),
+                    Some(Slot::Ro(i, m)) => Some(x.ro[i] & m),
+                    Some(Slot::Rw(i, _)) => Some(prev.rw[i]),
+                    Some(Slot::W1c(i, _)) => Some(prev.w1c[i]),
+                    Some(Slot::Wo(..)) => Some(0),
+                    Some(Slot::Stat) => Some(prev.bad_access),
+                    None => None,
+                };
+                n.r_valid = true;
+                n.r_data = v.unwrap_or(0);
+                n.r_resp = if v.is_some() { RESP_OKAY } else { RESP_SLVERR };
+                bad = v.is_none();
+            }
         }
+        // This clock's access is accepted and decoded.
+        self.pend = if x.wr_valid {
+            let slot = match self.decode(x.wr_addr) {
+                _ if x.wr_strb & 0xF != 0xF => None,
+                s @ Some(Slot::Rw(..) | Slot::W1c(..) | Slot::Wo(..)) => s,
+                _ => None,
+            };
+            Pending::Write {
+                slot,
+                data: x.wr_data,
+            }
+        } else if x.rd_valid {
+            Pending::Read {
+                slot: self.decode(x.rd_addr),
+            }
+        } else {
+            Pending::Idle
+        };
         for (i, (f, set)) in n.w1c.iter_mut().zip(&x.w1c_set).enumerate() {
             *f = ((*f & !clear[i]) | set) & self.w1c_mask[i];
         }
@@ -274,14 +321,27 @@ mod tests {
         x.wr_addr = addr;
         x.wr_data = data;
         x.wr_strb = strb;
-        c.step(&x)
+        respond(c, &x)
+    }
+
+    /// Offers `x` for one clock, then idles until the response edge; its outputs.
+    fn respond(c: &mut MrcCsr, x: &CsrInputs) -> CsrOutputs {
+        let o = c.step(x);
+        assert!(
+            !o.b_valid && !o.r_valid,
+            "no response at the accepting edge"
+        );
+        let idle = c.idle_inputs();
+        let o = c.step(&idle);
+        assert!(o.b_valid != o.r_valid, "one response at the next edge");
+        o
     }
 
     fn read(c: &mut MrcCsr, addr: u32) -> CsrOutputs {
         let mut x = c.idle_inputs();
         x.rd_valid = true;
         x.rd_addr = addr;
-        c.step(&x)
+        respond(c, &x)
     }
 
     #[test]
@@ -327,5 +387,40 @@ mod tests {
         assert_eq!(c.step(&x).w1c[0], 1);
         assert_eq!(read(&mut c, a).r_data, 1);
         assert_eq!(write(&mut c, a, 1, 0xF).w1c[0], 0);
+    }
+
+    #[test]
+    fn accesses_are_pipelined_one_per_clock_and_reset_drops_both_stages() {
+        let mut c = csr();
+        let scratch = c.map().find("CSR", "SCRATCH").unwrap().addr;
+        let mut w = c.idle_inputs();
+        (w.wr_valid, w.wr_addr, w.wr_data, w.wr_strb) = (true, scratch, 42, 0xF);
+        let mut r = c.idle_inputs();
+        (r.rd_valid, r.rd_addr) = (true, scratch);
+        let idle = c.idle_inputs();
+        assert!(!c.step(&w).b_valid);
+        // The read offered right behind the write sees it.
+        let o = c.step(&r);
+        assert!(o.b_valid && !o.r_valid);
+        assert_eq!(
+            o.rw[c
+                .ports()
+                .rw
+                .iter()
+                .position(|&k| k == ("CSR", "SCRATCH"))
+                .unwrap()],
+            42
+        );
+        let o = c.step(&idle);
+        assert!(o.r_valid && !o.b_valid);
+        assert_eq!(o.r_data, 42);
+        // rst drops the access accepted at the last edge and the one offered with it.
+        c.step(&w);
+        let mut x = r.clone();
+        x.rst = true;
+        assert!(!c.step(&x).b_valid);
+        let o = c.step(&idle);
+        assert!(!o.b_valid && !o.r_valid);
+        assert_eq!(read(&mut c, scratch).r_data, 0);
     }
 }

@@ -3,7 +3,7 @@
 
 use mrc_config::NicConfig;
 use mrc_host_driver::{check_blocks, Bar, BusError};
-use mrc_model::mrc_csr::{CsrInputs, CsrOutputs, RESP_OKAY, RESP_SLVERR};
+use mrc_model::mrc_csr::{CsrInputs, CsrOutputs, RESPONSE_CLOCKS, RESP_OKAY, RESP_SLVERR};
 use mrc_regmap::{Access, RegMap};
 use mrc_testbench::CsrRig;
 use std::cell::RefCell;
@@ -37,13 +37,30 @@ impl T {
     fn step(&mut self, x: CsrInputs) -> CsrOutputs {
         self.rig.run(&[x]).pop().unwrap()
     }
+    /// Offers `x` for one clock, then idles to the response edge ([`RESPONSE_CLOCKS`] after
+    /// the offer); the outputs after it.
+    fn respond(&mut self, x: CsrInputs) -> CsrOutputs {
+        let o = self.step(x);
+        assert!(
+            !o.b_valid && !o.r_valid,
+            "no response at the accepting edge"
+        );
+        for _ in 1..RESPONSE_CLOCKS {
+            let idle = self.inputs(false);
+            let o = self.step(idle);
+            if o.b_valid || o.r_valid {
+                return o;
+            }
+        }
+        panic!("no response {RESPONSE_CLOCKS} clocks after the offer");
+    }
     fn read(&mut self, addr: u32) -> CsrOutputs {
         let x = CsrInputs {
             rd_valid: true,
             rd_addr: addr,
             ..self.inputs(false)
         };
-        let o = self.step(x);
+        let o = self.respond(x);
         assert!(o.r_valid && !o.b_valid, "read at {addr:#x} answered");
         o
     }
@@ -55,7 +72,7 @@ impl T {
             wr_strb: strb,
             ..self.inputs(false)
         };
-        let o = self.step(x);
+        let o = self.respond(x);
         assert!(o.b_valid && !o.r_valid, "write at {addr:#x} answered");
         o
     }
@@ -202,15 +219,20 @@ fn w1c_bits_stick_until_written_one_and_set_wins() {
     assert_eq!(t.read(a).r_data, 1, "sticky");
     assert_eq!(t.write(a, 0).w1c[0], 1, "writing 0 keeps it");
     assert_eq!(t.write(a, 1).w1c[0], 0, "writing 1 clears it");
-    let mut x = CsrInputs {
+    let x = CsrInputs {
         wr_valid: true,
         wr_addr: a,
         wr_data: 1,
         wr_strb: 0xF,
         ..t.inputs(false)
     };
+    assert_eq!(t.step(x).w1c[0], 0, "the clear is at the response edge");
+    // The write's response edge clears; a set at that same edge wins.
+    let mut x = t.inputs(false);
     x.w1c_set[0] = 1;
-    assert_eq!(t.step(x).w1c[0], 1, "a set in the clearing clock wins");
+    let o = t.step(x);
+    assert!(o.b_valid);
+    assert_eq!(o.w1c[0], 1, "a set in the clearing clock wins");
 }
 
 #[test]
@@ -248,8 +270,52 @@ fn a_read_offered_with_a_write_waits() {
         ..t.inputs(false)
     };
     let o = t.step(x);
-    assert!(o.b_valid && !o.r_valid && !o.rd_ready);
+    assert!(!o.rd_ready, "the read is not accepted");
+    let x = t.inputs(false);
+    let o = t.step(x);
+    assert!(o.b_valid && !o.r_valid, "only the write is answered");
+    let x = t.inputs(false);
+    assert!(!t.step(x).r_valid);
     assert_eq!(t.read(scratch).r_data, 7);
+}
+
+#[test]
+fn back_to_back_accesses_pipeline_one_per_clock_in_order() {
+    let mut t = T::new(&NicConfig::default());
+    let scratch = t.addr("CSR", "SCRATCH");
+    let bad = t.addr("CSR", "BAD_ACCESS");
+    let w = |t: &T, addr: u32, data: u32| CsrInputs {
+        wr_valid: true,
+        wr_addr: addr,
+        wr_data: data,
+        wr_strb: 0xF,
+        ..t.inputs(false)
+    };
+    let r = |t: &T, addr: u32| CsrInputs {
+        rd_valid: true,
+        rd_addr: addr,
+        ..t.inputs(false)
+    };
+    // write, read of it, refused read, read of the counter, then idle: one response per
+    // clock, each RESPONSE_CLOCKS after its offer, and each read sees every access before it.
+    let xs = [
+        w(&t, scratch, 0xCAFE),
+        r(&t, scratch),
+        r(&t, scratch + 2),
+        r(&t, bad),
+        t.inputs(false),
+        t.inputs(false),
+    ];
+    let os: Vec<CsrOutputs> = xs.into_iter().map(|x| t.step(x)).collect();
+    assert!(!os[0].b_valid && !os[0].r_valid);
+    assert!(os[1].b_valid && os[1].b_resp == RESP_OKAY);
+    assert!(os[2].r_valid && os[2].r_data == 0xCAFE);
+    assert!(os[3].r_valid && os[3].r_resp == RESP_SLVERR && os[3].r_data == 0);
+    assert!(
+        os[4].r_valid && os[4].r_data == 1,
+        "the refusal is counted before the next read"
+    );
+    assert!(!os[5].b_valid && !os[5].r_valid);
 }
 
 /// The driver's Bar over the RTL (and model) in lockstep.
