@@ -407,7 +407,7 @@ pub fn render_top(cfg: &NicConfig, target: &Target) -> String {
                  endmodule",
                 cfg.clock_mhz,
                 out * f64::from(ko),
-                ko / 2 - 1
+                (ko / 2).saturating_sub(1)
             );
         }
         Flow::Vivado => {
@@ -549,6 +549,15 @@ mod tests {
         }
         // 25 -> 50 MHz is the classic ecppll answer.
         assert_eq!(ecp5_pll(50).3, 50.0);
+        // Every clock the config accepts renders (CLKOP_DIV can be 1 at the top of the range).
+        for mhz in [50, 400, 500] {
+            let cfg = NicConfig {
+                clock_mhz: mhz,
+                ..NicConfig::default()
+            };
+            let t = crate::targets::get("ecp5-85k").unwrap();
+            assert!(render_top(&cfg, t).contains("EHXPLLL"));
+        }
     }
 
     #[test]
