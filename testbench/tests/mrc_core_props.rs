@@ -89,7 +89,7 @@ fn mix() -> impl Strategy<Value = CoreMix> {
 }
 
 proptest! {
-    #![proptest_config(config(8))]
+    #![proptest_config(config(5))]
     #[test]
     fn rtl_equals_model_on_three_qps(seed in any::<u64>(), mix in mix()) {
         run_case(&core_small(), seed, mix, 8_000)?;
