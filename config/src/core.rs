@@ -20,3 +20,45 @@ pub const SACK_TO_ACKED: usize = 4;
 pub const INFL_PKTS_CAP: u32 = 2047;
 /// PSNs of the scoreboard window the core leaves unused (its `una` lags by up to two cycles).
 pub const WINDOW_MARGIN: u32 = 4;
+
+/// RW registers (block, name) whose values drive the core's blocks, in the order both the
+/// model and the RTL index them.
+pub const CORE_RW_REGS: [(&str, &str); 12] = [
+    ("QP", "QP_SEL"),
+    ("QP", "QP_INIT_PSN"),
+    ("XPORT", "MPR"),
+    ("XPORT", "RTO_EXP"),
+    ("XPORT", "RTO_LINEAR_RETRIES"),
+    ("XPORT", "RTO_BACKOFF_RETRIES"),
+    ("XPORT", "RTX_OOO_THRESHOLD"),
+    ("XPORT", "SACK_COALESCE_BYTES"),
+    ("XPORT", "SPRAY_POLICY"),
+    ("XPORT", "EV_MIN_ACTIVE"),
+    ("EVT", "EV_INDEX"),
+    ("EVT", "EV_VALUE"),
+];
+/// RO registers the core drives (every RO register of the map), in the order both index them.
+pub const CORE_RO_REGS: [(&str, &str); 22] = [
+    ("QP", "QP_STATUS"),
+    ("EVT", "EV_STATE"),
+    ("EVT", "EV_READ_VALUE"),
+    ("NSCC", "CWND"),
+    ("NSCC", "MAXWND"),
+    ("NSCC", "BASE_RTT"),
+    ("CNT", "PKTS_SENT"),
+    ("CNT", "RETRANSMITS"),
+    ("CNT", "TRIMS"),
+    ("CNT", "NACK_TRIMMED"),
+    ("CNT", "NACK_TRIMMED_LASTHOP"),
+    ("CNT", "NACK_OOR_WINDOW"),
+    ("CNT", "NACK_OTHER"),
+    ("CNT", "TIMEOUTS"),
+    ("CNT", "OUT_OF_WINDOW"),
+    ("CNT", "RX_DROPPED"),
+    ("CNT", "REFUSED_OPS"),
+    ("CNT", "NSCC_EV_DROPS"),
+    ("CNT", "ACKS_SENT"),
+    ("EVQ", "EVQ_HEAD"),
+    ("EVQ", "EVQ_DEPTH"),
+    ("EVQ", "EVQ_DROPS"),
+];

@@ -21,50 +21,10 @@ use mrc_regmap::Access;
 use rust_hdl::prelude::*;
 use rust_hdl::widgets::ramrom::ram::RAM;
 
+use mrc_config::core::{CORE_RO_REGS, CORE_RW_REGS};
 pub use mrc_config::core::{
     EVQ_DEPTH, EV_FIFO_DEPTH, INFL_PKTS_CAP, RTX_HOLD, SACK_TO_ACKED, WINDOW_MARGIN,
 };
-
-/// RW registers the core reads, in the order of the `_rw` index array.
-const RW_NAMES: [(&str, &str); 12] = [
-    ("QP", "QP_SEL"),
-    ("QP", "QP_INIT_PSN"),
-    ("XPORT", "MPR"),
-    ("XPORT", "RTO_EXP"),
-    ("XPORT", "RTO_LINEAR_RETRIES"),
-    ("XPORT", "RTO_BACKOFF_RETRIES"),
-    ("XPORT", "RTX_OOO_THRESHOLD"),
-    ("XPORT", "SACK_COALESCE_BYTES"),
-    ("XPORT", "SPRAY_POLICY"),
-    ("XPORT", "EV_MIN_ACTIVE"),
-    ("EVT", "EV_INDEX"),
-    ("EVT", "EV_VALUE"),
-];
-/// RO registers the core drives (every RO register of the map), in the order of `_ro`.
-const RO_NAMES: [(&str, &str); 22] = [
-    ("QP", "QP_STATUS"),
-    ("EVT", "EV_STATE"),
-    ("EVT", "EV_READ_VALUE"),
-    ("NSCC", "CWND"),
-    ("NSCC", "MAXWND"),
-    ("NSCC", "BASE_RTT"),
-    ("CNT", "PKTS_SENT"),
-    ("CNT", "RETRANSMITS"),
-    ("CNT", "TRIMS"),
-    ("CNT", "NACK_TRIMMED"),
-    ("CNT", "NACK_TRIMMED_LASTHOP"),
-    ("CNT", "NACK_OOR_WINDOW"),
-    ("CNT", "NACK_OTHER"),
-    ("CNT", "TIMEOUTS"),
-    ("CNT", "OUT_OF_WINDOW"),
-    ("CNT", "RX_DROPPED"),
-    ("CNT", "REFUSED_OPS"),
-    ("CNT", "NSCC_EV_DROPS"),
-    ("CNT", "ACKS_SENT"),
-    ("EVQ", "EVQ_HEAD"),
-    ("EVQ", "EVQ_DEPTH"),
-    ("EVQ", "EVQ_DROPS"),
-];
 
 #[derive(LogicBlock)]
 pub struct MrcCore {
@@ -407,15 +367,15 @@ impl MrcCore {
         };
         assert_eq!(
             ro.len(),
-            RO_NAMES.len(),
+            CORE_RO_REGS.len(),
             "every RO register of the map is driven by the core"
         );
         let mut rw_i = [0; 12];
-        for (k, n) in RW_NAMES.iter().enumerate() {
+        for (k, n) in CORE_RW_REGS.iter().enumerate() {
             rw_i[k] = find(&rw, *n);
         }
         let mut ro_i = [0; 22];
-        for (k, n) in RO_NAMES.iter().enumerate() {
+        for (k, n) in CORE_RO_REGS.iter().enumerate() {
             ro_i[k] = find(&ro, *n);
         }
         let wo_qp_ctrl = find(&wo, ("QP", "QP_CTRL"));

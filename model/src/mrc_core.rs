@@ -64,6 +64,7 @@ use crate::sack_tx_scoreboard::{
 };
 use mrc_config::NicConfig;
 
+use mrc_config::core::{CORE_RO_REGS, CORE_RW_REGS};
 pub use mrc_config::core::{
     EVQ_DEPTH, EV_FIFO_DEPTH, INFL_PKTS_CAP, RTX_HOLD, RX_DATA, RX_NACK, RX_SACK, SACK_TO_ACKED,
     WINDOW_MARGIN,
@@ -330,56 +331,15 @@ pub struct CoreCounters {
 /// Vector indices of the CSR ports the core uses, looked up by register name.
 #[derive(Debug, Clone)]
 struct CsrIdx {
-    rw: [usize; 13],
-    ro: [usize; 23],
+    rw: [usize; 12],
+    ro: [usize; 22],
     wo_qp_ctrl: usize,
     wo_ev_op: usize,
     wo_evq_pop: usize,
     w1c_evq_status: usize,
 }
 
-const RW_NAMES: [(&str, &str); 13] = [
-    ("QP", "QP_SEL"),
-    ("QP", "QP_INIT_PSN"),
-    ("XPORT", "MPR"),
-    ("XPORT", "RTO_EXP"),
-    ("XPORT", "RTO_LINEAR_RETRIES"),
-    ("XPORT", "RTO_BACKOFF_RETRIES"),
-    ("XPORT", "RTX_OOO_THRESHOLD"),
-    ("XPORT", "SACK_COALESCE_BYTES"),
-    ("XPORT", "SPRAY_POLICY"),
-    ("XPORT", "EV_MIN_ACTIVE"),
-    ("EVT", "EV_INDEX"),
-    ("EVT", "EV_VALUE"),
-    ("CSR", "SCRATCH"),
-];
-const RO_NAMES: [(&str, &str); 23] = [
-    ("QP", "QP_STATUS"),
-    ("EVT", "EV_STATE"),
-    ("EVT", "EV_READ_VALUE"),
-    ("NSCC", "CWND"),
-    ("NSCC", "MAXWND"),
-    ("NSCC", "BASE_RTT"),
-    ("CNT", "PKTS_SENT"),
-    ("CNT", "RETRANSMITS"),
-    ("CNT", "TRIMS"),
-    ("CNT", "NACK_TRIMMED"),
-    ("CNT", "NACK_TRIMMED_LASTHOP"),
-    ("CNT", "NACK_OOR_WINDOW"),
-    ("CNT", "NACK_OTHER"),
-    ("CNT", "TIMEOUTS"),
-    ("CNT", "OUT_OF_WINDOW"),
-    ("CNT", "RX_DROPPED"),
-    ("CNT", "REFUSED_OPS"),
-    ("CNT", "NSCC_EV_DROPS"),
-    ("CNT", "ACKS_SENT"),
-    ("EVQ", "EVQ_HEAD"),
-    ("EVQ", "EVQ_DEPTH"),
-    ("EVQ", "EVQ_DROPS"),
-    ("CSR", "BAD_ACCESS"),
-];
-
-/// Index into [`RW_NAMES`].
+/// Index into [`CORE_RW_REGS`].
 mod rw {
     pub const QP_SEL: usize = 0;
     pub const QP_INIT_PSN: usize = 1;
@@ -403,13 +363,12 @@ impl CsrIdx {
                 .position(|&k| k == key)
                 .unwrap_or_else(|| panic!("register {}.{} missing from the map", key.0, key.1))
         };
-        let mut rw = [0; 13];
-        for (i, k) in RW_NAMES.iter().enumerate() {
+        let mut rw = [0; 12];
+        for (i, k) in CORE_RW_REGS.iter().enumerate() {
             rw[i] = find(&p.rw, *k);
         }
-        // BAD_ACCESS is STAT (inside the CSR block); RO_NAMES' last entry is only a marker.
-        let mut ro = [usize::MAX; 23];
-        for (i, k) in RO_NAMES.iter().enumerate().take(22) {
+        let mut ro = [0; 22];
+        for (i, k) in CORE_RO_REGS.iter().enumerate() {
             ro[i] = find(&p.ro, *k);
         }
         assert_eq!(
