@@ -10,7 +10,7 @@ LINT_CONFIGS := configs/small.toml configs/max.toml configs/sack64.toml configs/
 # Tools `make test` needs; installed through apt when missing.
 APT_TOOLS := verilator yosys
 
-.PHONY: run test deps fmt-check clippy lint unit synth bench gen clean help experiments
+.PHONY: run test deps fmt-check clippy lint lint-config unit synth bench gen clean help experiments
 
 help:
 	@echo "make run    generate Verilog (default config) into build/ and cosimulate every module against the model"
@@ -53,16 +53,22 @@ clippy:
 # cores). `make run` Verilates the default-config mrc_core; for its -Wall lint run
 # `make lint CORE_LINT_CONFIGS="default configs/core_small.toml"`.
 CORE_LINT_CONFIGS ?= configs/core_small.toml
+# Configs are linted two at a time (each is a gen and a few single-threaded Verilator runs).
+LINT_JOBS ?= 2
 lint: deps
-	@for c in default $(LINT_CONFIGS); do \
-	  out=build/lint/$$(basename $$c .toml); \
-	  if [ $$c = default ]; then $(MRCGEN) gen --out $$out --force >/dev/null; \
-	  else $(MRCGEN) gen --config $$c --out $$out --force >/dev/null; fi; \
-	  for m in $$($(MRCGEN) modules); do \
-	    if [ $$m = mrc_core ] && ! echo " $(CORE_LINT_CONFIGS) " | grep -q " $$c "; then continue; fi; \
-	    verilator --lint-only -Wall --top-module $$m $$out/mrc_nic.vlt $$out/$$m.v; \
-	    echo "lint ok: $$m ($$c)"; \
-	  done; \
+	@$(CARGO) build -q -p mrcgen
+	@printf '%s\n' default $(LINT_CONFIGS) | xargs -P $(LINT_JOBS) -I{} \
+	  $(MAKE) -s --no-print-directory lint-config LINT_CONFIG={}
+
+# One config of the lint gate (LINT_CONFIG = default or a TOML path); `make lint` runs them all.
+lint-config:
+	@c=$(LINT_CONFIG); out=build/lint/$$(basename $$c .toml); \
+	if [ $$c = default ]; then $(MRCGEN) gen --out $$out --force >/dev/null; \
+	else $(MRCGEN) gen --config $$c --out $$out --force >/dev/null; fi; \
+	for m in $$($(MRCGEN) modules); do \
+	  if [ $$m = mrc_core ] && ! echo " $(CORE_LINT_CONFIGS) " | grep -q " $$c "; then continue; fi; \
+	  verilator --lint-only -Wall --top-module $$m $$out/mrc_nic.vlt $$out/$$m.v; \
+	  echo "lint ok: $$m ($$c)"; \
 	done
 
 # `cargo test -p mrcgen` includes the smoke synthesis (`synth::smoke`: native Yosys synth_ecp5
