@@ -16,6 +16,7 @@
 //! <out>/manifest.json      config, modules, target, sha256 of every other file
 //! ```
 
+use crate::synth::ECP5_DSP_DEFINE;
 use crate::targets::{Flow, Target};
 use crate::{constraints, demo_top, outdir, Fail};
 use mrc_config::NicConfig;
@@ -187,15 +188,30 @@ pub fn fusesoc_core(
         demo_top::LOOP_MODULE,
         demo_top::TOP_MODULE
     );
+    // ECP5: nscc_window's multipliers as explicit MULT18X18D with the output register inside
+    // the DSP (the Fmax `mrcgen synth` reports); other flows get the portable Verilog.
+    let ecp5 = target.flow == Flow::NextpnrEcp5;
+    if ecp5 {
+        let _ = writeln!(
+            s,
+            "\nparameters:\n  {ECP5_DSP_DEFINE}:\n    datatype: bool\n    paramtype: vlogdefine\n    \
+             description: ECP5 MULT18X18D with its output register for nscc_window's multipliers\n    \
+             default: true"
+        );
+    }
     let _ = writeln!(
         s,
         "\ntargets:\n  default:\n    filesets: [rtl, constraints]"
     );
+    if ecp5 {
+        let _ = writeln!(s, "    parameters: [{ECP5_DSP_DEFINE}]");
+    }
     match target.flow {
         Flow::NextpnrEcp5 => {
             let _ = writeln!(
                 s,
                 "  demo:\n    default_tool: trellis\n    filesets: [rtl, demo, constraints]\n    \
+                 parameters: [{ECP5_DSP_DEFINE}]\n    \
                  toplevel: {}\n    tools:\n      trellis:\n        nextpnr_options: [--85k, --package, CABGA381]",
                 demo_top::TOP_MODULE
             );
@@ -290,6 +306,43 @@ mod tests {
             assert!(core.contains(&format!("  lint_{m}:\n")), "{m}");
         }
         // YAML: no tabs, and every line is indented by a multiple of two spaces.
+        for l in core.lines() {
+            let indent = l.len() - l.trim_start_matches(' ').len();
+            assert!(!l.contains('\t') && indent % 2 == 0, "{l:?}");
+        }
+        assert!(
+            !core.contains(ECP5_DSP_DEFINE),
+            "the DSP define is ECP5's only"
+        );
+    }
+
+    #[test]
+    fn ecp5_core_defines_the_dsp_branch_for_its_targets() {
+        let t = get("ecp5-85k").unwrap();
+        let cfg = retarget(t, None).unwrap();
+        let core = fusesoc_core(&cfg, t, mrc_hdl::MODULES, "mrc_nic.lpf");
+        let def = format!(
+            "parameters:\n  {ECP5_DSP_DEFINE}:\n    datatype: bool\n    paramtype: vlogdefine\n"
+        );
+        assert!(core.contains(&def), "{core}");
+        // The define is listed in the board targets (`default`, `demo`), not in the lint ones.
+        let block = |name: &str| -> String {
+            let head = format!("  {name}:\n");
+            let targets = &core[core.find("\ntargets:\n").expect("targets")..];
+            let at = targets
+                .find(&head)
+                .unwrap_or_else(|| panic!("{name} in {core}"))
+                + head.len();
+            targets[at..]
+                .lines()
+                .take_while(|l| l.starts_with("    "))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let listed = format!("parameters: [{ECP5_DSP_DEFINE}]");
+        assert!(block("default").contains(&listed), "{}", block("default"));
+        assert!(block("demo").contains(&listed), "{}", block("demo"));
+        assert!(!block("lint_nscc_window").contains(&listed));
         for l in core.lines() {
             let indent = l.len() - l.trim_start_matches(' ').len();
             assert!(!l.contains('\t') && indent % 2 == 0, "{l:?}");
