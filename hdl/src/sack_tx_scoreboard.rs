@@ -16,9 +16,10 @@
 //!                  |  (s2_*; RAM data)
 //!  S2  SACK masks: cum = (k - lo) % W < cack - una + 1, hole = ... < hr - thr,
 //!      bitmap << base % 8 placed as 9 bytes at abyte base / 8 (one-hot, 9:1 per abyte)
-//!                  |  (s3_ackm, s3_holem; RAM data registered d_ev/d_dl)
+//!      head age from the RAM data: now - deadline >= 0 for now and now + 1 (ag0/ag1)
+//!                  |  (s3_ackm, s3_holem, s3_hot; d_ev, ag0/ag1, una-moved flags)
 //!  S3  apply: acked |= mask & outstanding; holes -> need_rtx once
-//!      head check: same una, head outstanding/unacked/unmarked, now - deadline >= 0
+//!      head check: same una, head outstanding/unacked/unmarked, age (ag0/ag1 by TICK)
 //!      feedback (SACK M / NACK trim / TIMEOUT) -> fb_* registered   (3 cycles after op)
 //!
 //!  una loop: ptr (one-hot abyte) + mask -> clr_q, cptr_q -> next edge: clear, una += popcount
@@ -106,6 +107,7 @@ pub struct SackTxScoreboard {
     pub cnt_bad_nack: Signal<Out, Bits<32>>,
     wm: Constant<Bits<10>>,
     wc: Constant<Bits<24>>,
+    lgw: Constant<Bits<5>>,
     kc: Vec<Constant<Bits<10>>>,
     bbc: Vec<Constant<Bits<10>>>,
     c8: Vec<Constant<Bits<7>>>,
@@ -132,11 +134,14 @@ pub struct SackTxScoreboard {
     q_lin: DFF<Bits<3>>,
     q_back: DFF<Bits<5>>,
     q_thr: DFF<Bits<10>>,
+    q_eq0: DFF<Bit>,
+    q_eq1: DFF<Bit>,
     r_una: DFF<Bits<24>>,
     r_nxt: DFF<Bits<24>>,
     una_d1: DFF<Bits<24>>,
     una_d2: DFF<Bits<24>>,
     now: DFF<Bits<32>>,
+    now1: DFF<Bits<32>>,
     head_tmo: DFF<Bits<6>>,
     err: DFF<Bit>,
     r_err_psn: DFF<Bits<24>>,
@@ -155,7 +160,7 @@ pub struct SackTxScoreboard {
     s2_nfb: DFF<Bit>,
     s2_nk: DFF<Bits<3>>,
     s2_tick: DFF<Bit>,
-    s2_una: DFF<Bits<24>>,
+    s2_us: DFF<Bit>,
     s2_slot: DFF<Bits<10>>,
     s3_sack: DFF<Bit>,
     s3_fbs: DFF<Bit>,
@@ -165,7 +170,10 @@ pub struct SackTxScoreboard {
     s3_nfb: DFF<Bit>,
     s3_nk: DFF<Bits<3>>,
     s3_tick: DFF<Bit>,
-    s3_una: DFF<Bits<24>>,
+    s3_us: DFF<Bit>,
+    s3_ag0: DFF<Bit>,
+    s3_ag1: DFF<Bit>,
+    s3_nt: DFF<Bit>,
     s3_slot: DFF<Bits<10>>,
     s3_conf: DFF<Bit>,
     w_en: DFF<Bit>,
@@ -180,7 +188,6 @@ pub struct SackTxScoreboard {
     win1: DFF<Bit>,
     sn_q: DFF<Bit>,
     d_ev: DFF<Bits<8>>,
-    d_dl: DFF<Bits<32>>,
     p2_valid: DFF<Bit>,
     p2_slot: DFF<Bits<10>>,
     o_cs: DFF<Bit>,
@@ -199,6 +206,7 @@ pub struct SackTxScoreboard {
     c_bad_sack: DFF<Bits<32>>,
     c_bad_nack: DFF<Bits<32>>,
     q_hot: Vec<DFF<Bit>>,
+    s3_hot: Vec<DFF<Bit>>,
     out_f: Vec<DFF<Bit>>,
     ack_f: Vec<DFF<Bit>>,
     rtx_f: Vec<DFF<Bit>>,
@@ -289,7 +297,14 @@ pub struct SackTxScoreboard {
     f4: Signal<Local, Bits<4>>,
     f4b: Signal<Local, Bits<4>>,
     rbm: Signal<Local, Bits<18>>,
-    age: Signal<Local, Bits<32>>,
+    dl2: Signal<Local, Bits<32>>,
+    dif0: Signal<Local, Bits<32>>,
+    dif1: Signal<Local, Bits<32>>,
+    age_ok: Signal<Local, Bit>,
+    tmo_ok: Signal<Local, Bit>,
+    sr_pre: Signal<Local, Bit>,
+    nk_pre: Signal<Local, Bit>,
+    eqn: Signal<Local, Bit>,
     t72: Signal<Local, Bits<72>>,
     _w: usize,
     _nb: usize,
@@ -346,6 +361,7 @@ impl SackTxScoreboard {
             cnt_bad_nack: Default::default(),
             wm: Constant::new(((w - 1) as u64).into()),
             wc: Constant::new((w as u64).into()),
+            lgw: Constant::new((w.trailing_zeros() as u64).into()),
             kc: (0..w as u64).map(|k| Constant::new(k.into())).collect(),
             bbc: (0..nb + 8)
                 .map(|x| Constant::new((((x + 2 * nb - 8) % nb) as u64).into()))
@@ -380,11 +396,14 @@ impl SackTxScoreboard {
             q_lin: Default::default(),
             q_back: Default::default(),
             q_thr: Default::default(),
+            q_eq0: Default::default(),
+            q_eq1: Default::default(),
             r_una: Default::default(),
             r_nxt: Default::default(),
             una_d1: Default::default(),
             una_d2: Default::default(),
             now: Default::default(),
+            now1: Default::default(),
             head_tmo: Default::default(),
             err: Default::default(),
             r_err_psn: Default::default(),
@@ -403,7 +422,7 @@ impl SackTxScoreboard {
             s2_nfb: Default::default(),
             s2_nk: Default::default(),
             s2_tick: Default::default(),
-            s2_una: Default::default(),
+            s2_us: Default::default(),
             s2_slot: Default::default(),
             s3_sack: Default::default(),
             s3_fbs: Default::default(),
@@ -413,7 +432,10 @@ impl SackTxScoreboard {
             s3_nfb: Default::default(),
             s3_nk: Default::default(),
             s3_tick: Default::default(),
-            s3_una: Default::default(),
+            s3_us: Default::default(),
+            s3_ag0: Default::default(),
+            s3_ag1: Default::default(),
+            s3_nt: Default::default(),
             s3_slot: Default::default(),
             s3_conf: Default::default(),
             w_en: Default::default(),
@@ -428,7 +450,6 @@ impl SackTxScoreboard {
             win1: Default::default(),
             sn_q: Default::default(),
             d_ev: Default::default(),
-            d_dl: Default::default(),
             p2_valid: Default::default(),
             p2_slot: Default::default(),
             o_cs: Default::default(),
@@ -447,6 +468,7 @@ impl SackTxScoreboard {
             c_bad_sack: Default::default(),
             c_bad_nack: Default::default(),
             q_hot: dffs(w),
+            s3_hot: dffs(w),
             out_f: dffs(w),
             ack_f: dffs(w),
             rtx_f: dffs(w),
@@ -537,7 +559,14 @@ impl SackTxScoreboard {
             f4: Default::default(),
             f4b: Default::default(),
             rbm: Default::default(),
-            age: Default::default(),
+            dl2: Default::default(),
+            dif0: Default::default(),
+            dif1: Default::default(),
+            age_ok: Default::default(),
+            tmo_ok: Default::default(),
+            sr_pre: Default::default(),
+            nk_pre: Default::default(),
+            eqn: Default::default(),
             t72: Default::default(),
             _w: w,
             _nb: nb,
@@ -572,11 +601,14 @@ impl Logic for SackTxScoreboard {
             q_lin,
             q_back,
             q_thr,
+            q_eq0,
+            q_eq1,
             r_una,
             r_nxt,
             una_d1,
             una_d2,
             now,
+            now1,
             head_tmo,
             err,
             r_err_psn,
@@ -595,7 +627,7 @@ impl Logic for SackTxScoreboard {
             s2_nfb,
             s2_nk,
             s2_tick,
-            s2_una,
+            s2_us,
             s2_slot,
             s3_sack,
             s3_fbs,
@@ -605,7 +637,10 @@ impl Logic for SackTxScoreboard {
             s3_nfb,
             s3_nk,
             s3_tick,
-            s3_una,
+            s3_us,
+            s3_ag0,
+            s3_ag1,
+            s3_nt,
             s3_slot,
             s3_conf,
             w_en,
@@ -620,7 +655,6 @@ impl Logic for SackTxScoreboard {
             win1,
             sn_q,
             d_ev,
-            d_dl,
             p2_valid,
             p2_slot,
             o_cs,
@@ -657,7 +691,11 @@ impl Logic for SackTxScoreboard {
                 self.fr.next = self.fr.val() | self.rtx_f[k].q.val();
             }
         }
-        self.in_win.next = self.relp.val() < self.n_out.val();
+        // psn in [una, nxt), needed only together with the slot's outstanding flag: a slot is
+        // outstanding exactly when the one PSN of [una, nxt) that maps to it (nxt - una <= W)
+        // was sent, so "in window and outstanding" is "psn - una < W and outstanding". That
+        // is one subtract and a NOR of its high bits instead of a subtract and a compare.
+        self.in_win.next = (self.relp.val() >> self.lgw.val()) == 0;
         // win_ok = nxt - una_d2 < W, formed a cycle early for both outcomes of that cycle's
         // SEND (una_d2 = the previous una_d1): win0 if nxt stayed, win1 if it advanced.
         if self.sn_q.q.val() {
@@ -669,10 +707,15 @@ impl Logic for SackTxScoreboard {
         self.is_sack.next = self.q_op.q.val() == 2;
         self.is_nack.next = self.q_op.q.val() == 3;
         self.is_tick.next = self.q_op.q.val() == 4;
-        self.send_new.next = self.is_send.val()
-            & !self.err.q.val()
-            & (self.q_psn.q.val() == self.r_nxt.q.val())
-            & self.win_ok.val();
+        // psn == nxt was compared at S0 against nxt and nxt + 1; this cycle's nxt is the
+        // latter exactly when the previous cycle's SEND was new (sn_q).
+        if self.sn_q.q.val() {
+            self.eqn.next = self.q_eq1.q.val();
+        } else {
+            self.eqn.next = self.q_eq0.q.val();
+        }
+        self.send_new.next =
+            self.is_send.val() & !self.err.q.val() & self.eqn.val() & self.win_ok.val();
         self.send_rtx.next = self.is_send.val()
             & !self.err.q.val()
             & !self.send_new.val()
@@ -680,6 +723,12 @@ impl Logic for SackTxScoreboard {
             & self.fo.val()
             & !self.fa.val()
             & self.fr.val();
+        // The per-slot flag updates use these prefixes with the slot's own flags (the slot is
+        // the one q_hot selects, so its flags are what fo/fa/fr would mux): the 256-way mux
+        // then feeds only the few global consumers, not every slot's next state.
+        self.sr_pre.next =
+            self.is_send.val() & !self.err.q.val() & !self.send_new.val() & self.in_win.val();
+        self.nk_pre.next = self.is_nack.val() & !self.err.q.val() & self.in_win.val();
         self.nack_ok.next = self.is_nack.val()
             & !self.err.q.val()
             & self.in_win.val()
@@ -756,16 +805,28 @@ impl Logic for SackTxScoreboard {
         self.s3_nfb.d.next = self.s2_nfb.q.val();
         self.s3_nk.d.next = self.s2_nk.q.val();
         self.s3_tick.d.next = self.s2_tick.q.val();
-        self.s3_una.d.next = self.s2_una.q.val();
+        // una unchanged since S1: it moves exactly on the edges where clr_q is non-zero.
+        self.s3_us.d.next = self.s2_us.q.val() & (self.clr_q.q.val() == 0);
         self.s3_slot.d.next = self.s2_slot.q.val();
         self.s3_conf.d.next =
             (self.send_new.val() | self.send_rtx.val()) & (self.slot.val() == self.s2_slot.q.val());
         if self.byp.q.val() {
             self.d_ev.d.next = self.byp_ev.q.val();
-            self.d_dl.d.next = self.byp_dl.q.val();
+            self.dl2.next = self.byp_dl.q.val();
         } else {
             self.d_ev.d.next = bit_cast::<8, 40>(self.ram.read_data.val() >> 32);
-            self.d_dl.d.next = bit_cast::<32, 40>(self.ram.read_data.val());
+            self.dl2.next = bit_cast::<32, 40>(self.ram.read_data.val());
+        }
+        // The head's age (now - deadline >= 0) is decided here for both values `now` can
+        // have at S3 (now, or now + 1 after a TICK in S1 this cycle), so S3 only selects.
+        self.dif0.next = self.now.q.val() - self.dl2.val();
+        self.dif1.next = self.now1.q.val() - self.dl2.val();
+        self.s3_ag0.d.next = (self.dif0.val() >> 31) == 0;
+        self.s3_ag1.d.next = (self.dif1.val() >> 31) == 0;
+        self.s3_nt.d.next = self.is_tick.val();
+        for k in 0..self._w {
+            self.s3_hot[k].clock.next = self.clock.val();
+            self.s3_hot[k].d.next = self.kc[k].val() == self.s2_slot.q.val();
         }
 
         // S2 masks: cumulative and hole thermometers from una_slot at S1, the bitmap shifted
@@ -795,20 +856,26 @@ impl Logic for SackTxScoreboard {
         self.hf.next = false;
         for k in 0..self._w {
             self.hf.next = self.hf.val()
-                | ((self.kc[k].val() == self.s3_slot.q.val())
+                | (self.s3_hot[k].q.val()
                     & self.out_f[k].q.val()
                     & !self.ack_f[k].q.val()
                     & !self.rtx_f[k].q.val());
         }
-        self.age.next = self.now.q.val() - self.d_dl.q.val();
-        self.fire.next = self.s3_tick.q.val()
-            & !self.s3_conf.q.val()
-            & (self.r_una.q.val() == self.s3_una.q.val())
-            & self.hf.val()
-            & ((self.age.val() >> 31) == 0)
-            & !self.err.q.val();
+        if self.s3_nt.q.val() {
+            self.age_ok.next = self.s3_ag1.q.val();
+        } else {
+            self.age_ok.next = self.s3_ag0.q.val();
+        }
         self.limit.next = bit_cast::<7, 6>(self.head_tmo.q.val())
             >= (bit_cast::<7, 3>(self.q_lin.q.val()) + bit_cast::<7, 5>(self.q_back.q.val()));
+        // Everything of a timeout but the head slot's own flags: each slot ANDs in its own
+        // (s3_hot selects one), so the 256-way hf only feeds the feedback and counters.
+        self.tmo_ok.next = self.s3_tick.q.val()
+            & !self.s3_conf.q.val()
+            & self.s3_us.q.val()
+            & self.age_ok.val()
+            & !self.err.q.val();
+        self.fire.next = self.tmo_ok.val() & self.hf.val();
         self.o_fbv.d.next = false;
         self.o_fbi.d.next = bits::<8>(0);
         self.o_fbk.d.next = bits::<3>(0);
@@ -919,9 +986,12 @@ impl Logic for SackTxScoreboard {
                         self.nh.next = true;
                     }
                 }
-                if self.fire.val()
+                if self.s3_hot[p * 8 + i].q.val()
+                    & self.tmo_ok.val()
                     & !self.limit.val()
-                    & (self.kc[p * 8 + i].val() == self.s3_slot.q.val())
+                    & self.out_f[p * 8 + i].q.val()
+                    & !self.ack_f[p * 8 + i].q.val()
+                    & !self.rtx_f[p * 8 + i].q.val()
                 {
                     self.nr.next = true;
                 }
@@ -932,10 +1002,17 @@ impl Logic for SackTxScoreboard {
                         self.nr.next = false;
                         self.nh.next = false;
                     }
-                    if self.send_rtx.val() {
+                    if self.sr_pre.val()
+                        & self.out_f[p * 8 + i].q.val()
+                        & !self.ack_f[p * 8 + i].q.val()
+                        & self.rtx_f[p * 8 + i].q.val()
+                    {
                         self.nr.next = false;
                     }
-                    if self.nack_ok.val() {
+                    if self.nk_pre.val()
+                        & self.out_f[p * 8 + i].q.val()
+                        & !self.ack_f[p * 8 + i].q.val()
+                    {
                         self.nr.next = true;
                     }
                 }
@@ -1050,6 +1127,7 @@ impl Logic for SackTxScoreboard {
         self.una_d2.d.next = self.una_d1.q.val();
         if self.is_tick.val() {
             self.now.d.next = self.now.q.val() + 1;
+            self.now1.d.next = self.now1.q.val() + 1;
         }
         if self.sack_good.val() {
             self.last_rb.d.next = self.q_rb.q.val();
@@ -1101,7 +1179,7 @@ impl Logic for SackTxScoreboard {
             self.s2_nk.d.next = bits::<3>(4);
         }
         self.s2_tick.d.next = self.is_tick.val() & !self.err.q.val();
-        self.s2_una.d.next = self.r_una.q.val();
+        self.s2_us.d.next = self.clr_q.q.val() == 0;
         self.s2_slot.d.next = self.una_slot.val();
 
         // S0: register the op and the config ports
@@ -1148,6 +1226,10 @@ impl Logic for SackTxScoreboard {
         self.q_lin.d.next = self.rto_linear_retries.val();
         self.q_back.d.next = self.rto_backoff_retries.val();
         self.q_thr.d.next = self.rtx_ooo_threshold.val();
+        self.q_eq0.d.next = self.psn.val() == self.r_nxt.q.val();
+        // nxt1 (= nxt + 1 in a 24-bit signal): an inline `+ 1` would be 32 bits wide in the
+        // emitted Verilog's compare and miss the PSN wrap.
+        self.q_eq1.d.next = self.psn.val() == self.nxt1.val();
         self.psl.next = bit_cast::<10, 24>(self.psn.val()) & self.wm.val();
         for k in 0..self._w {
             self.q_hot[k].clock.next = self.clock.val();
@@ -1164,6 +1246,7 @@ impl Logic for SackTxScoreboard {
             self.win0.d.next = true;
             self.sn_q.d.next = false;
             self.now.d.next = bits::<32>(0);
+            self.now1.d.next = bits::<32>(1);
             self.head_tmo.d.next = bits::<6>(0);
             self.err.d.next = false;
             self.r_err_psn.d.next = bits::<24>(0);
