@@ -293,6 +293,14 @@ mod tests {
         fs::remove_dir_all(&base).unwrap();
     }
 
+    /// YAML: no tabs, and every line is indented by a multiple of two spaces.
+    fn assert_yaml_indent(core: &str) {
+        for l in core.lines() {
+            let indent = l.len() - l.trim_start_matches(' ').len();
+            assert!(!l.contains('\t') && indent % 2 == 0, "{l:?}");
+        }
+    }
+
     #[test]
     fn core_file_lists_every_module_and_the_constraints() {
         let t = get("alveo-u55c").unwrap();
@@ -305,11 +313,7 @@ mod tests {
             assert!(core.contains(&format!("      - {m}.v\n")), "{m}");
             assert!(core.contains(&format!("  lint_{m}:\n")), "{m}");
         }
-        // YAML: no tabs, and every line is indented by a multiple of two spaces.
-        for l in core.lines() {
-            let indent = l.len() - l.trim_start_matches(' ').len();
-            assert!(!l.contains('\t') && indent % 2 == 0, "{l:?}");
-        }
+        assert_yaml_indent(&core);
         assert!(
             !core.contains(ECP5_DSP_DEFINE),
             "the DSP define is ECP5's only"
@@ -343,9 +347,6 @@ mod tests {
         assert!(block("default").contains(&listed), "{}", block("default"));
         assert!(block("demo").contains(&listed), "{}", block("demo"));
         assert!(!block("lint_nscc_window").contains(&listed));
-        for l in core.lines() {
-            let indent = l.len() - l.trim_start_matches(' ').len();
-            assert!(!l.contains('\t') && indent % 2 == 0, "{l:?}");
-        }
+        assert_yaml_indent(&core);
     }
 }

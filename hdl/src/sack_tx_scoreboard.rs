@@ -174,7 +174,6 @@ pub struct SackTxScoreboard {
     s3_ag0: DFF<Bit>,
     s3_ag1: DFF<Bit>,
     s3_nt: DFF<Bit>,
-    s3_slot: DFF<Bits<10>>,
     s3_conf: DFF<Bit>,
     w_en: DFF<Bit>,
     w_addr: DFF<Bits<10>>,
@@ -436,7 +435,6 @@ impl SackTxScoreboard {
             s3_ag0: Default::default(),
             s3_ag1: Default::default(),
             s3_nt: Default::default(),
-            s3_slot: Default::default(),
             s3_conf: Default::default(),
             w_en: Default::default(),
             w_addr: Default::default(),
@@ -641,7 +639,6 @@ impl Logic for SackTxScoreboard {
             s3_ag0,
             s3_ag1,
             s3_nt,
-            s3_slot,
             s3_conf,
             w_en,
             w_addr,
@@ -716,24 +713,14 @@ impl Logic for SackTxScoreboard {
         }
         self.send_new.next =
             self.is_send.val() & !self.err.q.val() & self.eqn.val() & self.win_ok.val();
-        self.send_rtx.next = self.is_send.val()
-            & !self.err.q.val()
-            & !self.send_new.val()
-            & self.in_win.val()
-            & self.fo.val()
-            & !self.fa.val()
-            & self.fr.val();
         // The per-slot flag updates use these prefixes with the slot's own flags (the slot is
         // the one q_hot selects, so its flags are what fo/fa/fr would mux): the 256-way mux
-        // then feeds only the few global consumers, not every slot's next state.
+        // then feeds only the few global consumers below, not every slot's next state.
         self.sr_pre.next =
             self.is_send.val() & !self.err.q.val() & !self.send_new.val() & self.in_win.val();
         self.nk_pre.next = self.is_nack.val() & !self.err.q.val() & self.in_win.val();
-        self.nack_ok.next = self.is_nack.val()
-            & !self.err.q.val()
-            & self.in_win.val()
-            & self.fo.val()
-            & !self.fa.val();
+        self.send_rtx.next = self.sr_pre.val() & self.fo.val() & !self.fa.val() & self.fr.val();
+        self.nack_ok.next = self.nk_pre.val() & self.fo.val() & !self.fa.val();
         // SACK checks: every una-independent sum was formed at S0 (q_c1 = cack + 1,
         // q_x = cack + offset, q_xm = q_x + msb, q_h = highest SACKed + 1), so each quantity
         // here is one subtract of una, all in parallel, then one compare.
@@ -807,7 +794,6 @@ impl Logic for SackTxScoreboard {
         self.s3_tick.d.next = self.s2_tick.q.val();
         // una unchanged since S1: it moves exactly on the edges where clr_q is non-zero.
         self.s3_us.d.next = self.s2_us.q.val() & (self.clr_q.q.val() == 0);
-        self.s3_slot.d.next = self.s2_slot.q.val();
         self.s3_conf.d.next =
             (self.send_new.val() | self.send_rtx.val()) & (self.slot.val() == self.s2_slot.q.val());
         if self.byp.q.val() {
