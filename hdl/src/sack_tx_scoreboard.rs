@@ -3,9 +3,11 @@
 //! ```text
 //!  op + fields --S0 regs (q_*, one-hot q_hot of psn % W, msb(bitmap) as an 8 x 8 encoder,
 //!                  una-free SACK sums q_c1 = cack + 1, q_x = cack + off, q_xm = q_x + msb,
-//!                  q_h = highest SACKed + 1, q_thr1)
+//!                  q_h = highest SACKed + 1, q_thr1; psn - una(S1) < W and == 0;
+//!                  the slot's flags as this edge leaves them per 16-slot group (p_oa, p_rt)
+//!                  and whether the S1 op / a firing timeout hits the same slot (c_*))
 //!                  |
-//!  S1  checks against committed una/nxt + slot flags (AND-OR over q_hot)
+//!  S1  checks against committed una/nxt + slot flags (OR of 16 group flops, c_* patches)
 //!      SEND  new (psn == nxt, window vs una_d2 from win0/win1) | retransmit (marked) | refused
 //!            -> flags at this edge, EV RAM write registered (w_*), {ev, now + 2^e} one edge
 //!            later; a read meeting that pending write takes its data (byp)
@@ -17,9 +19,11 @@
 //!  S2  SACK masks: cum = (k - lo) % W < cack - una + 1, hole = ... < hr - thr,
 //!      bitmap << base % 8 placed as 9 bytes at abyte base / 8 (one-hot, 9:1 per abyte)
 //!      head age from the RAM data: now - deadline >= 0 for now and now + 1 (ag0/ag1)
-//!                  |  (s3_ackm, s3_holem, s3_hot; d_ev, ag0/ag1, una-moved flags)
+//!      head flags as of S3, per 16-slot group (pg): s2_hot & alive & not killed by this
+//!      edge's SACK apply; scalar kills (NACK on the head at S1, the previous TICK's mark)
+//!                  |  (s3_ackm, s3_holem, s3_hot; d_ev, ag0/ag1, pg, s3_kill, una flags)
 //!  S3  apply: acked |= mask & outstanding; holes -> need_rtx once
-//!      head check: same una, head outstanding/unacked/unmarked, age (ag0/ag1 by TICK)
+//!      head check: same una, not re-sent, OR of 16 pg & !s3_kill, age (ag0/ag1 by TICK)
 //!      feedback (SACK M / NACK trim / TIMEOUT) -> fb_* registered   (3 cycles after op)
 //!
 //!  una loop: ptr (one-hot abyte) + mask -> clr_q, cptr_q -> next edge: clear, una += popcount
@@ -132,10 +136,12 @@ pub struct SackTxScoreboard {
     q_reason: DFF<Bits<8>>,
     q_exp: DFF<Bits<5>>,
     q_lin: DFF<Bits<3>>,
-    q_back: DFF<Bits<5>>,
+    q_lb: DFF<Bits<7>>,
     q_thr: DFF<Bits<10>>,
     q_eq0: DFF<Bit>,
     q_eq1: DFF<Bit>,
+    q_inw: DFF<Bit>,
+    q_head: DFF<Bit>,
     r_una: DFF<Bits<24>>,
     r_nxt: DFF<Bits<24>>,
     una_d1: DFF<Bits<24>>,
@@ -162,6 +168,11 @@ pub struct SackTxScoreboard {
     s2_tick: DFF<Bit>,
     s2_us: DFF<Bit>,
     s2_slot: DFF<Bits<10>>,
+    s3_slot: DFF<Bits<10>>,
+    s3_kill: DFF<Bit>,
+    c_new: DFF<Bit>,
+    c_rtx: DFF<Bit>,
+    c_mark: DFF<Bit>,
     s3_sack: DFF<Bit>,
     s3_fbs: DFF<Bit>,
     s3_ev: DFF<Bits<8>>,
@@ -205,7 +216,11 @@ pub struct SackTxScoreboard {
     c_bad_sack: DFF<Bits<32>>,
     c_bad_nack: DFF<Bits<32>>,
     q_hot: Vec<DFF<Bit>>,
+    s2_hot: Vec<DFF<Bit>>,
     s3_hot: Vec<DFF<Bit>>,
+    pg: Vec<DFF<Bit>>,
+    p_oa: Vec<DFF<Bit>>,
+    p_rt: Vec<DFF<Bit>>,
     out_f: Vec<DFF<Bit>>,
     ack_f: Vec<DFF<Bit>>,
     rtx_f: Vec<DFF<Bit>>,
@@ -224,9 +239,14 @@ pub struct SackTxScoreboard {
     relp: Signal<Local, Bits<24>>,
     slot: Signal<Local, Bits<10>>,
     una_slot: Signal<Local, Bits<10>>,
-    fo: Signal<Local, Bit>,
-    fa: Signal<Local, Bit>,
-    fr: Signal<Local, Bit>,
+    foa_raw: Signal<Local, Bit>,
+    frt_raw: Signal<Local, Bit>,
+    foa: Signal<Local, Bit>,
+    frt: Signal<Local, Bit>,
+    hot0: Signal<Local, Bit>,
+    oa_k: Signal<Local, Bit>,
+    po_t: Signal<Local, Bit>,
+    pr_t: Signal<Local, Bit>,
     in_win: Signal<Local, Bit>,
     win_ok: Signal<Local, Bit>,
     is_send: Signal<Local, Bit>,
@@ -257,6 +277,8 @@ pub struct SackTxScoreboard {
     t8: Signal<Local, Bits<8>>,
     relk: Signal<Local, Bits<10>>,
     hf: Signal<Local, Bit>,
+    pgt: Signal<Local, Bit>,
+    m_head: Signal<Local, Bit>,
     fire: Signal<Local, Bit>,
     limit: Signal<Local, Bit>,
     no: Signal<Local, Bit>,
@@ -393,10 +415,12 @@ impl SackTxScoreboard {
             q_reason: Default::default(),
             q_exp: Default::default(),
             q_lin: Default::default(),
-            q_back: Default::default(),
+            q_lb: Default::default(),
             q_thr: Default::default(),
             q_eq0: Default::default(),
             q_eq1: Default::default(),
+            q_inw: Default::default(),
+            q_head: Default::default(),
             r_una: Default::default(),
             r_nxt: Default::default(),
             una_d1: Default::default(),
@@ -423,6 +447,11 @@ impl SackTxScoreboard {
             s2_tick: Default::default(),
             s2_us: Default::default(),
             s2_slot: Default::default(),
+            s3_slot: Default::default(),
+            s3_kill: Default::default(),
+            c_new: Default::default(),
+            c_rtx: Default::default(),
+            c_mark: Default::default(),
             s3_sack: Default::default(),
             s3_fbs: Default::default(),
             s3_ev: Default::default(),
@@ -466,7 +495,11 @@ impl SackTxScoreboard {
             c_bad_sack: Default::default(),
             c_bad_nack: Default::default(),
             q_hot: dffs(w),
+            s2_hot: dffs(w),
             s3_hot: dffs(w),
+            pg: dffs(groups),
+            p_oa: dffs(groups),
+            p_rt: dffs(groups),
             out_f: dffs(w),
             ack_f: dffs(w),
             rtx_f: dffs(w),
@@ -485,9 +518,14 @@ impl SackTxScoreboard {
             relp: Default::default(),
             slot: Default::default(),
             una_slot: Default::default(),
-            fo: Default::default(),
-            fa: Default::default(),
-            fr: Default::default(),
+            foa_raw: Default::default(),
+            frt_raw: Default::default(),
+            foa: Default::default(),
+            frt: Default::default(),
+            hot0: Default::default(),
+            oa_k: Default::default(),
+            po_t: Default::default(),
+            pr_t: Default::default(),
             in_win: Default::default(),
             win_ok: Default::default(),
             is_send: Default::default(),
@@ -518,6 +556,8 @@ impl SackTxScoreboard {
             t8: Default::default(),
             relk: Default::default(),
             hf: Default::default(),
+            pgt: Default::default(),
+            m_head: Default::default(),
             fire: Default::default(),
             limit: Default::default(),
             no: Default::default(),
@@ -597,10 +637,12 @@ impl Logic for SackTxScoreboard {
             q_reason,
             q_exp,
             q_lin,
-            q_back,
+            q_lb,
             q_thr,
             q_eq0,
             q_eq1,
+            q_inw,
+            q_head,
             r_una,
             r_nxt,
             una_d1,
@@ -627,6 +669,11 @@ impl Logic for SackTxScoreboard {
             s2_tick,
             s2_us,
             s2_slot,
+            s3_slot,
+            s3_kill,
+            c_new,
+            c_rtx,
+            c_mark,
             s3_sack,
             s3_fbs,
             s3_ev,
@@ -677,22 +724,30 @@ impl Logic for SackTxScoreboard {
         self.una_slot.next = bit_cast::<10, 24>(self.r_una.q.val()) & self.wm.val();
         self.slot.next = bit_cast::<10, 24>(self.q_psn.q.val()) & self.wm.val();
         self.n_out.next = self.r_nxt.q.val() - self.r_una.q.val();
-        self.relp.next = self.q_psn.q.val() - self.r_una.q.val();
-        self.fo.next = false;
-        self.fa.next = false;
-        self.fr.next = false;
-        for k in 0..self._w {
-            if self.q_hot[k].q.val() {
-                self.fo.next = self.fo.val() | self.out_f[k].q.val();
-                self.fa.next = self.fa.val() | self.ack_f[k].q.val();
-                self.fr.next = self.fr.val() | self.rtx_f[k].q.val();
-            }
+        // The op slot's flags, read at S0 per 16-slot group (p_oa: outstanding and unacked,
+        // p_rt: that and marked) and corrected here for the previous op's own update of the
+        // same slot and a timeout mark on it (c_*, scalar); see the S0 section.
+        self.foa_raw.next = false;
+        self.frt_raw.next = false;
+        for g in 0..self._groups {
+            self.foa_raw.next = self.foa_raw.val() | self.p_oa[g].q.val();
+            self.frt_raw.next = self.frt_raw.val() | self.p_rt[g].q.val();
+        }
+        self.foa.next = self.foa_raw.val() | self.c_new.q.val();
+        if self.c_mark.q.val() {
+            self.frt.next = self.foa_raw.val();
+        } else {
+            self.frt.next = self.frt_raw.val();
+        }
+        if self.c_new.q.val() | self.c_rtx.q.val() {
+            self.frt.next = false;
         }
         // psn in [una, nxt), needed only together with the slot's outstanding flag: a slot is
         // outstanding exactly when the one PSN of [una, nxt) that maps to it (nxt - una <= W)
         // was sent, so "in window and outstanding" is "psn - una < W and outstanding". That
-        // is one subtract and a NOR of its high bits instead of a subtract and a compare.
-        self.in_win.next = (self.relp.val() >> self.lgw.val()) == 0;
+        // is one subtract and a NOR of its high bits instead of a subtract and a compare, and
+        // both are done at S0 (q_inw), off the path from una to the op's decision.
+        self.in_win.next = self.q_inw.q.val();
         // win_ok = nxt - una_d2 < W, formed a cycle early for both outcomes of that cycle's
         // SEND (una_d2 = the previous una_d1): win0 if nxt stayed, win1 if it advanced.
         if self.sn_q.q.val() {
@@ -719,8 +774,8 @@ impl Logic for SackTxScoreboard {
         self.sr_pre.next =
             self.is_send.val() & !self.err.q.val() & !self.send_new.val() & self.in_win.val();
         self.nk_pre.next = self.is_nack.val() & !self.err.q.val() & self.in_win.val();
-        self.send_rtx.next = self.sr_pre.val() & self.fo.val() & !self.fa.val() & self.fr.val();
-        self.nack_ok.next = self.nk_pre.val() & self.fo.val() & !self.fa.val();
+        self.send_rtx.next = self.sr_pre.val() & self.frt.val();
+        self.nack_ok.next = self.nk_pre.val() & self.foa.val();
         // SACK checks: every una-independent sum was formed at S0 (q_c1 = cack + 1,
         // q_x = cack + offset, q_xm = q_x + msb, q_h = highest SACKed + 1), so each quantity
         // here is one subtract of una, all in parallel, then one compare.
@@ -757,9 +812,7 @@ impl Logic for SackTxScoreboard {
         }
         self.ram.read_address.next = self.raddr.val();
         self.extra.next = bits::<6>(0);
-        if (self.q_psn.q.val() == self.r_una.q.val())
-            & (self.head_tmo.q.val() > bit_cast::<6, 3>(self.q_lin.q.val()))
-        {
+        if self.q_head.q.val() & (self.head_tmo.q.val() > bit_cast::<6, 3>(self.q_lin.q.val())) {
             self.extra.next = self.head_tmo.q.val() - bit_cast::<6, 3>(self.q_lin.q.val());
         }
         self.e7.next = bit_cast::<7, 5>(self.q_exp.q.val()) + bit_cast::<7, 6>(self.extra.val());
@@ -794,8 +847,9 @@ impl Logic for SackTxScoreboard {
         self.s3_tick.d.next = self.s2_tick.q.val();
         // una unchanged since S1: it moves exactly on the edges where clr_q is non-zero.
         self.s3_us.d.next = self.s2_us.q.val() & (self.clr_q.q.val() == 0);
-        self.s3_conf.d.next =
-            (self.send_new.val() | self.send_rtx.val()) & (self.slot.val() == self.s2_slot.q.val());
+        self.m_head.next = self.slot.val() == self.s2_slot.q.val();
+        self.s3_conf.d.next = (self.send_new.val() | self.send_rtx.val()) & self.m_head.val();
+        self.s3_slot.d.next = self.s2_slot.q.val();
         if self.byp.q.val() {
             self.d_ev.d.next = self.byp_ev.q.val();
             self.dl2.next = self.byp_dl.q.val();
@@ -812,7 +866,28 @@ impl Logic for SackTxScoreboard {
         self.s3_nt.d.next = self.is_tick.val();
         for k in 0..self._w {
             self.s3_hot[k].clock.next = self.clock.val();
-            self.s3_hot[k].d.next = self.kc[k].val() == self.s2_slot.q.val();
+            self.s3_hot[k].d.next = self.s2_hot[k].q.val();
+        }
+        // The head's flags as they will be at S3, read a cycle early and in 16-slot groups
+        // (pg), so S3 ORs 16 flops instead of 256 slots. Between now and S3 the head can
+        // only come alive by a SEND at S1 (s3_conf drops the check) and can be killed by
+        // this edge's SACK apply (acked, or a new hole: per slot, here), by a NACK at S1 on
+        // the head or by the previous TICK marking the same head (both scalar: s3_kill).
+        for g in 0..self._groups {
+            self.pg[g].clock.next = self.clock.val();
+            self.pgt.next = false;
+            for j in 0..16 {
+                self.pgt.next = self.pgt.val()
+                    | (self.s2_hot[g * 16 + j].q.val()
+                        & self.out_f[g * 16 + j].q.val()
+                        & !self.ack_f[g * 16 + j].q.val()
+                        & !self.rtx_f[g * 16 + j].q.val()
+                        & !(self.s3_sack.q.val()
+                            & (self.s3_ackm[g * 16 + j].q.val()
+                                | (self.s3_holem[g * 16 + j].q.val()
+                                    & !self.hole_f[g * 16 + j].q.val()))));
+            }
+            self.pg[g].d.next = self.pgt.val() & !self.rst.val();
         }
 
         // S2 masks: cumulative and hole thermometers from una_slot at S1, the bitmap shifted
@@ -840,20 +915,16 @@ impl Logic for SackTxScoreboard {
 
         // ---------------- S3: head check, feedback --------------------------------------
         self.hf.next = false;
-        for k in 0..self._w {
-            self.hf.next = self.hf.val()
-                | (self.s3_hot[k].q.val()
-                    & self.out_f[k].q.val()
-                    & !self.ack_f[k].q.val()
-                    & !self.rtx_f[k].q.val());
+        for g in 0..self._groups {
+            self.hf.next = self.hf.val() | self.pg[g].q.val();
         }
+        self.hf.next = self.hf.val() & !self.s3_kill.q.val();
         if self.s3_nt.q.val() {
             self.age_ok.next = self.s3_ag1.q.val();
         } else {
             self.age_ok.next = self.s3_ag0.q.val();
         }
-        self.limit.next = bit_cast::<7, 6>(self.head_tmo.q.val())
-            >= (bit_cast::<7, 3>(self.q_lin.q.val()) + bit_cast::<7, 5>(self.q_back.q.val()));
+        self.limit.next = bit_cast::<7, 6>(self.head_tmo.q.val()) >= self.q_lb.q.val();
         // Everything of a timeout but the head slot's own flags: each slot ANDs in its own
         // (s3_hot selects one), so the 256-way hf only feeds the feedback and counters.
         self.tmo_ok.next = self.s3_tick.q.val()
@@ -862,6 +933,10 @@ impl Logic for SackTxScoreboard {
             & self.age_ok.val()
             & !self.err.q.val();
         self.fire.next = self.tmo_ok.val() & self.hf.val();
+        // The S2 head's scalar kills (see pg): a NACK at S1 on it, or this timeout's mark
+        // (`fire`: at the limit the QP errors instead and the next check cannot fire anyway).
+        self.s3_kill.d.next = (self.nk_pre.val() & self.m_head.val())
+            | ((self.s3_slot.q.val() == self.s2_slot.q.val()) & self.fire.val());
         self.o_fbv.d.next = false;
         self.o_fbi.d.next = bits::<8>(0);
         self.o_fbk.d.next = bits::<3>(0);
@@ -972,9 +1047,11 @@ impl Logic for SackTxScoreboard {
                         self.nh.next = true;
                     }
                 }
+                // No `!limit` here: at the limit the QP errors at this edge, and a marked head
+                // is then invisible (every op refused, nothing offered, reset clears it); it
+                // keeps `limit` off this 256-sink net.
                 if self.s3_hot[p * 8 + i].q.val()
                     & self.tmo_ok.val()
-                    & !self.limit.val()
                     & self.out_f[p * 8 + i].q.val()
                     & !self.ack_f[p * 8 + i].q.val()
                     & !self.rtx_f[p * 8 + i].q.val()
@@ -1167,6 +1244,10 @@ impl Logic for SackTxScoreboard {
         self.s2_tick.d.next = self.is_tick.val() & !self.err.q.val();
         self.s2_us.d.next = self.clr_q.q.val() == 0;
         self.s2_slot.d.next = self.una_slot.val();
+        for k in 0..self._w {
+            self.s2_hot[k].clock.next = self.clock.val();
+            self.s2_hot[k].d.next = self.kc[k].val() == self.una_slot.val();
+        }
 
         // S0: register the op and the config ports
         self.q_op.d.next = self.op.val();
@@ -1210,17 +1291,62 @@ impl Logic for SackTxScoreboard {
         self.q_reason.d.next = self.reason.val();
         self.q_exp.d.next = self.rto_exp.val();
         self.q_lin.d.next = self.rto_linear_retries.val();
-        self.q_back.d.next = self.rto_backoff_retries.val();
+        // linear + backoff retries, summed here so the limit check is one compare
+        self.q_lb.d.next = bit_cast::<7, 3>(self.rto_linear_retries.val())
+            + bit_cast::<7, 5>(self.rto_backoff_retries.val());
         self.q_thr.d.next = self.rtx_ooo_threshold.val();
         self.q_eq0.d.next = self.psn.val() == self.r_nxt.q.val();
         // nxt1 (= nxt + 1 in a 24-bit signal): an inline `+ 1` would be 32 bits wide in the
         // emitted Verilog's compare and miss the PSN wrap.
         self.q_eq1.d.next = self.psn.val() == self.nxt1.val();
+        // psn - una at S1, formed here: una at S1 is this edge's una + popcount(clr_q).
+        self.relp.next = self.psn.val() - self.r_una.q.val() - bit_cast::<24, 4>(self.pc.val());
+        self.q_inw.d.next = (self.relp.val() >> self.lgw.val()) == 0;
+        self.q_head.d.next = self.relp.val() == 0;
         self.psl.next = bit_cast::<10, 24>(self.psn.val()) & self.wm.val();
         for k in 0..self._w {
             self.q_hot[k].clock.next = self.clock.val();
             self.q_hot[k].d.next = self.kc[k].val() == self.psl.val();
         }
+        // The S1 slot read, a cycle early: each slot's flags as this edge leaves them, apart
+        // from the S1 op's and the timeout's updates (their slot is one compare away, c_*):
+        // cleared by the una loop, acked by the SACK apply, or made a hole by it. ORed per
+        // 16-slot group, so S1 ORs 16 flops, not 256 slots.
+        for g in 0..self._groups {
+            self.p_oa[g].clock.next = self.clock.val();
+            self.p_rt[g].clock.next = self.clock.val();
+            self.po_t.next = false;
+            self.pr_t.next = false;
+            for h in 0..2 {
+                for i in 0..8 {
+                    self.hot0.next = self.kc[g * 16 + h * 8 + i].val() == self.psl.val();
+                    self.oa_k.next = self.out_f[g * 16 + h * 8 + i].q.val()
+                        & !self.ack_f[g * 16 + h * 8 + i].q.val()
+                        & !(self.s3_sack.q.val() & self.s3_ackm[g * 16 + h * 8 + i].q.val())
+                        & !(self.cptr_q[g * 2 + h].q.val() & self.clr_q.q.val().get_bit(i));
+                    self.po_t.next = self.po_t.val() | (self.hot0.val() & self.oa_k.val());
+                    self.pr_t.next = self.pr_t.val()
+                        | (self.hot0.val()
+                            & self.oa_k.val()
+                            & (self.rtx_f[g * 16 + h * 8 + i].q.val()
+                                | (self.s3_sack.q.val()
+                                    & self.s3_holem[g * 16 + h * 8 + i].q.val()
+                                    & !self.hole_f[g * 16 + h * 8 + i].q.val())));
+                }
+            }
+            self.p_oa[g].d.next = self.po_t.val() & !self.rst.val();
+            self.p_rt[g].d.next = self.pr_t.val() & !self.rst.val();
+        }
+        // The S1 op (the previous op) on the same slot overrides: a new SEND leaves it
+        // outstanding, unacked, unmarked; a retransmit unmarks it; a NACK marks it, as does a
+        // timeout firing on it (the head in S3).
+        self.c_new.d.next = self.send_new.val() & (self.psl.val() == self.slot.val());
+        self.c_rtx.d.next = self.send_rtx.val() & (self.psl.val() == self.slot.val());
+        // `fire` without `!limit`: at the limit the QP errors at this edge and S1 refuses
+        // every op, so the patch is moot; leaving `limit` out keeps these scalar flops off the
+        // 256-sink timeout-mark net.
+        self.c_mark.d.next = (self.nack_ok.val() & (self.psl.val() == self.slot.val()))
+            | (self.fire.val() & (self.psl.val() == self.s3_slot.q.val()));
 
         // ---------------- synchronous reset -----------------------------------------------
         if self.rst.val() {

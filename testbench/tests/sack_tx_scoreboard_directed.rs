@@ -232,3 +232,88 @@ fn retransmits_oldest_first() {
         assert_eq!(order, vec![p(3), p(7)], "W={w}");
     }
 }
+
+/// Two ops on one PSN (one slot) at every spacing 0..=4, and a head timeout meeting a SEND,
+/// NACK or SACK of the head at every alignment. The RTL reads a slot's flags a cycle early
+/// and patches in the previous op's own update of that slot (and a timeout's mark), and reads
+/// the head a cycle before its timeout check: this sweep puts every such pair in flight
+/// together. Lockstep with the model, plus the promises that do not depend on the spacing.
+#[test]
+fn same_psn_ops_in_every_alignment() {
+    let cfg = NicConfig::default();
+    let init = 1000;
+    let p = |i: u32| (init + i) & M24;
+    type Op = fn(&mut Bench, u32) -> TxOutputs;
+    let send: Op = |b, psn| b.send(psn, 3);
+    let nack: Op = |b, psn| b.nack(psn, 1);
+    // cumulative up to psn - 1, and psn itself by bitmap bit 0
+    let sack: Op = |b, psn| b.sack(psn.wrapping_sub(1) & M24, 1, 1);
+    // (name, first, second, PSN, marked first): p(8) is nxt, so a SEND of it is new.
+    let pairs: [(&str, Op, Op, u32, bool); 6] = [
+        ("nack, send", nack, send, 5, false),
+        ("send, send", send, send, 5, true),
+        ("nack, nack", nack, nack, 5, false),
+        ("send, nack", send, nack, 8, false),
+        ("sack, nack", sack, nack, 5, false),
+        ("nack, sack", nack, sack, 5, false),
+    ];
+    for (name, first, second, i, marked) in pairs {
+        for gap in 0..=4 {
+            let mut b = Bench::new(&cfg, init, (20, 7, 25, 0));
+            for i in 0..8 {
+                b.send(p(i), i as u8);
+            }
+            b.idle(4);
+            if marked {
+                b.nack(p(i), 1); // a SEND of it is then a retransmit
+                b.idle(4);
+            }
+            let before = b.last;
+            first(&mut b, p(i));
+            b.idle(gap);
+            second(&mut b, p(i));
+            let y = b.idle(8);
+            if name == "send, nack" {
+                assert_eq!(
+                    (y.nxt, y.cnt_bad_nack),
+                    (p(9), before.cnt_bad_nack),
+                    "{name} gap {gap}: a NACK right after the new SEND is valid"
+                );
+            }
+            if name == "nack, send" {
+                assert_eq!(
+                    y.cnt_retransmits,
+                    before.cnt_retransmits + 1,
+                    "{name} gap {gap}: the NACKed PSN is retransmitted"
+                );
+            }
+            if name == "send, send" {
+                assert_eq!(
+                    (y.cnt_retransmits, y.cnt_bad_send),
+                    (before.cnt_retransmits + 1, before.cnt_bad_send + 1),
+                    "{name} gap {gap}: one retransmit, the second SEND refused"
+                );
+            }
+        }
+    }
+    // A head timeout (rto 2^2 ticks) with a SEND / NACK / SACK of the head at every alignment.
+    let head_ops: [(&str, Op); 3] = [("send", send), ("nack", nack), ("sack", sack)];
+    for (name, op) in head_ops {
+        for ticks in 2..=8 {
+            for gap in 0..=3 {
+                let mut b = Bench::new(&cfg, init, (2, 3, 3, 0));
+                for i in 0..4 {
+                    b.send(p(i), 10 + i as u8);
+                }
+                b.idle(2);
+                for _ in 0..ticks {
+                    b.tick();
+                }
+                b.idle(gap);
+                op(&mut b, p(0));
+                let y = b.idle(8);
+                assert!(!y.qp_error, "{name}, {ticks} ticks, gap {gap}");
+            }
+        }
+    }
+}
