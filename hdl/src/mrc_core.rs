@@ -235,6 +235,9 @@ pub struct MrcCore {
     l_base: Signal<Local, Bit>,
     l_win: Signal<Local, Bits<24>>,
     l_isum: Signal<Local, Bits<33>>,
+    l_isum_m: Signal<Local, Bits<33>>,
+    l_fit: Signal<Local, Bit>,
+    l_p32: Signal<Local, Bits<32>>,
     l_er: Signal<Local, Bit>,
     l_en: Signal<Local, Bit>,
     l_rh_f: Signal<Local, Bit>,
@@ -250,7 +253,7 @@ pub struct MrcCore {
     l_send_qp: Signal<Local, Bits<8>>,
     l_send_psn: Signal<Local, Bits<24>>,
     l_send_len: Signal<Local, Bits<32>>,
-    l_send_pend: Signal<Local, Bits<32>>,
+    l_send_last: Signal<Local, Bit>,
     l_h_idx: Signal<Local, Bits<8>>,
     l_h_plane: Signal<Local, Bits<3>>,
     l_h_ev: Signal<Local, Bits<32>>,
@@ -290,11 +293,16 @@ pub struct MrcCore {
     l_sent_new: Signal<Local, Bit>,
     l_sent_rtx: Signal<Local, Bit>,
     l_sent_len: Signal<Local, Bits<32>>,
-    l_sq_add: Signal<Local, Bits<32>>,
     l_nxt_new: Signal<Local, Bits<24>>,
     l_outp: Signal<Local, Bits<24>>,
     l_outc: Signal<Local, Bits<32>>,
     l_infl_acc: Signal<Local, Bits<32>>,
+    l_infl_b: Signal<Local, Bits<32>>,
+    l_pend0: Signal<Local, Bits<32>>,
+    l_pend1: Signal<Local, Bits<32>>,
+    l_pend2: Signal<Local, Bits<32>>,
+    l_pend3: Signal<Local, Bits<32>>,
+    l_sq_here: Signal<Local, Bit>,
     l_gsv: Signal<Local, Bit>,
     l_req: Signal<Local, Bit>,
     l_fsum: Signal<Local, Bits<5>>,
@@ -574,6 +582,9 @@ impl MrcCore {
             l_base: Default::default(),
             l_win: Default::default(),
             l_isum: Default::default(),
+            l_isum_m: Default::default(),
+            l_fit: Default::default(),
+            l_p32: Default::default(),
             l_er: Default::default(),
             l_en: Default::default(),
             l_rh_f: Default::default(),
@@ -589,7 +600,7 @@ impl MrcCore {
             l_send_qp: Default::default(),
             l_send_psn: Default::default(),
             l_send_len: Default::default(),
-            l_send_pend: Default::default(),
+            l_send_last: Default::default(),
             l_h_idx: Default::default(),
             l_h_plane: Default::default(),
             l_h_ev: Default::default(),
@@ -629,11 +640,16 @@ impl MrcCore {
             l_sent_new: Default::default(),
             l_sent_rtx: Default::default(),
             l_sent_len: Default::default(),
-            l_sq_add: Default::default(),
             l_nxt_new: Default::default(),
             l_outp: Default::default(),
             l_outc: Default::default(),
             l_infl_acc: Default::default(),
+            l_infl_b: Default::default(),
+            l_pend0: Default::default(),
+            l_pend1: Default::default(),
+            l_pend2: Default::default(),
+            l_pend3: Default::default(),
+            l_sq_here: Default::default(),
             l_gsv: Default::default(),
             l_req: Default::default(),
             l_fsum: Default::default(),
@@ -849,13 +865,24 @@ impl Logic for MrcCore {
             self.l_win.next = self.nxt[i].q.val() - self.sb[i].una.val();
             self.l_x32.next = self.infl[i].q.val();
             self.l_y32.next = self.cc[i].cwnd.val();
+            // inflight + min(pend, MTU) <= cwnd, as two sums compared in parallel and picked
+            // by pend > MTU: the min's mux is off the carry chains.
+            // (bit_cast cannot take an indexed field: the values go through locals)
+            self.l_p32.next = self.pend[i].q.val();
             self.l_isum.next =
-                bit_cast::<33, 32>(self.l_x32.val()) + bit_cast::<33, 32>(self.l_len.val());
+                bit_cast::<33, 32>(self.l_x32.val()) + bit_cast::<33, 32>(self.l_p32.val());
+            self.l_isum_m.next =
+                bit_cast::<33, 32>(self.l_x32.val()) + bit_cast::<33, 32>(self.k_mtu.val());
+            if self.pend[i].q.val() > self.k_mtu.val() {
+                self.l_fit.next = self.l_isum_m.val() <= bit_cast::<33, 32>(self.l_y32.val());
+            } else {
+                self.l_fit.next = self.l_isum.val() <= bit_cast::<33, 32>(self.l_y32.val());
+            }
             self.l_en.next = self.l_base.val()
                 & (self.pend[i].q.val() != 0)
                 & self.sb[i].can_send.val()
                 & (self.l_win.val() < self.k_win.val())
-                & (self.l_isum.val() <= bit_cast::<33, 32>(self.l_y32.val()));
+                & self.l_fit.val();
             if self.l_er.val() & !self.l_ra_f.val() {
                 self.l_ra_f.next = true;
                 self.l_ra.next = self.qi8[i].val();
@@ -888,7 +915,7 @@ impl Logic for MrcCore {
         // The picked QP's PSN, length, pending bytes; the next round-robin start.
         self.l_send_psn.next = 0.into();
         self.l_send_len.next = 0.into();
-        self.l_send_pend.next = 0.into();
+        self.l_send_last.next = false;
         self.l_rr_next.next = self.rr.q.val();
         for i in 0..self._q {
             if self.l_send.val() & (self.l_send_qp.val() == self.qi8[i].val()) {
@@ -896,7 +923,8 @@ impl Logic for MrcCore {
                 if self.pend[i].q.val() > self.k_mtu.val() {
                     self.l_send_len.next = self.k_mtu.val();
                 }
-                self.l_send_pend.next = self.pend[i].q.val();
+                // the last packet of the pending bytes: min(pend, MTU) == pend
+                self.l_send_last.next = self.pend[i].q.val() <= self.k_mtu.val();
                 self.l_send_psn.next = self.nxt[i].q.val();
                 if self.l_send_rtx.val() {
                     self.l_send_psn.next = self.sb[i].rtx_psn.val();
@@ -963,11 +991,18 @@ impl Logic for MrcCore {
             self.sb[i].rst.next = self.rst.val() | self.rst_q[i].q.val();
             self.sb[i].init_psn.next = self.l_init_psn.val();
             self.sb[i].op.next = self.l_op.val();
-            self.sb[i].psn.next = self.rs_psn.q.val();
-            self.sb[i].ev_idx.next = self.rs_ev_idx.q.val();
-            if self.l_op.val() == 1 {
-                self.sb[i].psn.next = self.l_send_psn.val();
-                self.sb[i].ev_idx.next = self.l_h_idx.val();
+            // The PSN this QP would send if picked (the retransmit candidate when it may
+            // retransmit, else nxt), so the pick does not reach the scoreboard's S0 compares:
+            // a TICK or an idle cycle ignores the PSN, and a picked QP retransmits exactly when
+            // it has a candidate and no hold (the pick prefers retransmits).
+            self.sb[i].psn.next = self.nxt[i].q.val();
+            if self.sb[i].rtx_valid.val() & (self.hold[i].q.val() == 0) {
+                self.sb[i].psn.next = self.sb[i].rtx_psn.val();
+            }
+            self.sb[i].ev_idx.next = self.l_h_idx.val();
+            if self.l_rx_op.val() & (self.rs_qp.q.val() == self.qi8[i].val()) {
+                self.sb[i].psn.next = self.rs_psn.q.val();
+                self.sb[i].ev_idx.next = self.rs_ev_idx.q.val();
             }
             self.sb[i].cack.next = self.rs_psn.q.val();
             self.sb[i].offset.next = self.rs_offset.q.val();
@@ -1215,19 +1250,34 @@ impl Logic for MrcCore {
             if self.l_sent_new.val() {
                 self.l_sent_len.next = self.l_len.val();
             }
-            self.l_sq_add.next = 0.into();
-            if self.l_sq_ok.val() & (self.sq_qp.val() == self.qi8[i].val()) {
-                self.l_sq_add.next = self.sq_bytes.val();
+            // The send decision and the post check each end a long path (window and pick;
+            // the posted QP's pending bytes + the post's), so the register they update has all
+            // four next values formed beside them and they only select.
+            self.l_sq_here.next = self.l_sq_ok.val() & (self.sq_qp.val() == self.qi8[i].val());
+            self.l_pend0.next = self.pend[i].q.val();
+            self.l_pend1.next = self.pend[i].q.val() - self.l_len.val();
+            self.l_pend2.next = self.pend[i].q.val() + self.sq_bytes.val();
+            self.l_pend3.next = self.pend[i].q.val() - self.l_len.val() + self.sq_bytes.val();
+            if self.l_sent_new.val() {
+                if self.l_sq_here.val() {
+                    self.pend[i].d.next = self.l_pend3.val();
+                } else {
+                    self.pend[i].d.next = self.l_pend1.val();
+                }
+            } else if self.l_sq_here.val() {
+                self.pend[i].d.next = self.l_pend2.val();
+            } else {
+                self.pend[i].d.next = self.l_pend0.val();
             }
-            self.pend[i].d.next =
-                self.pend[i].q.val() - self.l_sent_len.val() + self.l_sq_add.val();
             self.l_nxt_new.next = self.nxt[i].q.val();
             if self.l_sent_new.val() {
                 self.l_nxt_new.next = self.nxt[i].q.val() + 1;
             }
             self.nxt[i].d.next = self.l_nxt_new.val();
-            // Bytes in flight: min(nxt - una, cap) x MTU, shift-and-add over the MTU's bits.
-            self.l_outp.next = self.l_nxt_new.val() - self.sb[i].una.val();
+            // Bytes in flight: min(nxt' - una, cap) x MTU, shift-and-add over the MTU's bits,
+            // for nxt' = nxt (A); for nxt' = nxt + 1 it is A + MTU below the cap, A at it, and
+            // 0 where nxt + 1 - una wraps to 0.
+            self.l_outp.next = self.nxt[i].q.val() - self.sb[i].una.val();
             self.l_outc.next = bit_cast::<32, 24>(self.l_outp.val());
             if self.l_outp.val() > self.k_infl_cap.val() {
                 self.l_outc.next = bit_cast::<32, 24>(self.k_infl_cap.val());
@@ -1239,7 +1289,18 @@ impl Logic for MrcCore {
                         self.l_infl_acc.val() + (self.l_outc.val() << self.k_sh[k].val());
                 }
             }
-            self.infl[i].d.next = self.l_infl_acc.val();
+            self.l_infl_b.next = self.l_infl_acc.val();
+            if self.l_outp.val() < self.k_infl_cap.val() {
+                self.l_infl_b.next = self.l_infl_acc.val() + self.k_mtu.val();
+            }
+            if self.l_outp.val() == bits::<24>(0xFF_FFFF) {
+                self.l_infl_b.next = 0.into();
+            }
+            if self.l_sent_new.val() {
+                self.infl[i].d.next = self.l_infl_b.val();
+            } else {
+                self.infl[i].d.next = self.l_infl_acc.val();
+            }
             // RTT sample: cleared by the SACK that covers it; set by a new send; a
             // retransmission of the timed PSN cancels it (Karn).
             self.l_gsv.next = self.samp_v[i].q.val()
@@ -1618,7 +1679,7 @@ impl Logic for MrcCore {
             self.o_tx_rtx.d.next = self.l_send_rtx.val();
             if !self.l_send_rtx.val() {
                 self.o_tx_len.d.next = self.l_send_len.val().get_bits::<16>(0);
-                self.o_tx_last.d.next = self.l_send_len.val() == self.l_send_pend.val();
+                self.o_tx_last.d.next = self.l_send_last.val();
             }
         }
 
