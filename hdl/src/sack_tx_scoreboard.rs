@@ -18,12 +18,13 @@
 //!                  |  (s2_*; RAM data)
 //!  S2  SACK masks: cum = (k - lo) % W < cack - una + 1, hole = ... < hr - thr,
 //!      bitmap << base % 8 placed as 9 bytes at abyte base / 8 (one-hot, 9:1 per abyte)
-//!      head age from the RAM data: now - deadline >= 0 for now and now + 1 (ag0/ag1)
+//!      head age from the RAM data: now - deadline >= 0 for now or now + 1 (TICK at S1);
+//!      the timeout's scalar terms (TICK, una unchanged, not re-sent, age) -> s3_tok
 //!      head flags as of S3, per 16-slot group (pg): s2_hot & alive & not killed by this
 //!      edge's SACK apply; scalar kills (NACK on the head at S1, the previous TICK's mark)
-//!                  |  (s3_ackm, s3_holem, s3_hot; d_ev, ag0/ag1, pg, s3_kill, una flags)
+//!                  |  (s3_ackm, s3_holem, s3_hot; d_ev, s3_tok, pg, s3_kill)
 //!  S3  apply: acked |= mask & outstanding; holes -> need_rtx once
-//!      head check: same una, not re-sent, OR of 16 pg & !s3_kill, age (ag0/ag1 by TICK)
+//!      head check: s3_tok & OR of 16 pg & !s3_kill (per slot: s3_tok & its own flags)
 //!      feedback (SACK M / NACK trim / TIMEOUT) -> fb_* registered   (3 cycles after op)
 //!
 //!  una loop: ptr (one-hot abyte) + mask -> clr_q, cptr_q -> next edge: clear, una += popcount
@@ -116,8 +117,8 @@ pub struct SackTxScoreboard {
     bbc: Vec<Constant<Bits<10>>>,
     c8: Vec<Constant<Bits<7>>>,
     c6: Vec<Constant<Bits<6>>>,
-    c3: Vec<Constant<Bits<3>>>,
     nibble: Vec<Constant<Bits<4>>>,
+    above8: Vec<Constant<Bits<8>>>,
     gbase: Vec<Constant<Bits<10>>>,
     ram: RAM<Bits<40>, 10>,
     q_op: DFF<Bits<3>>,
@@ -180,12 +181,7 @@ pub struct SackTxScoreboard {
     s3_ab: DFF<Bits<24>>,
     s3_nfb: DFF<Bit>,
     s3_nk: DFF<Bits<3>>,
-    s3_tick: DFF<Bit>,
-    s3_us: DFF<Bit>,
-    s3_ag0: DFF<Bit>,
-    s3_ag1: DFF<Bit>,
-    s3_nt: DFF<Bit>,
-    s3_conf: DFF<Bit>,
+    s3_tok: DFF<Bit>,
     w_en: DFF<Bit>,
     w_addr: DFF<Bits<10>>,
     w_ev: DFF<Bits<8>>,
@@ -303,9 +299,11 @@ pub struct SackTxScoreboard {
     sel_a: Signal<Local, Bits<10>>,
     cv: Signal<Local, Bit>,
     t6: Signal<Local, Bits<6>>,
-    t7: Signal<Local, Bits<7>>,
+    xs1: Signal<Local, Bits<18>>,
     t3: Signal<Local, Bits<3>>,
     tb: Signal<Local, Bit>,
+    by8: Signal<Local, Bits<8>>,
+    nzv: Signal<Local, Bits<8>>,
     xs: Signal<Local, Bits<18>>,
     xm: Signal<Local, Bits<18>>,
     xh: Signal<Local, Bits<18>>,
@@ -389,8 +387,10 @@ impl SackTxScoreboard {
                 .collect(),
             c8: (0..9u64).map(|j| Constant::new((8 * j).into())).collect(),
             c6: (0..8u64).map(|j| Constant::new((j * 8).into())).collect(),
-            c3: (0..8u64).map(|j| Constant::new(j.into())).collect(),
             nibble: (0..16u64).map(|j| Constant::new(j.into())).collect(),
+            above8: (0..8u64)
+                .map(|j| Constant::new((0xFFu64 & !((2u64 << j) - 1)).into()))
+                .collect(),
             gbase: (0..groups as u64)
                 .map(|g| Constant::new((16 * g).into()))
                 .collect(),
@@ -459,12 +459,7 @@ impl SackTxScoreboard {
             s3_ab: Default::default(),
             s3_nfb: Default::default(),
             s3_nk: Default::default(),
-            s3_tick: Default::default(),
-            s3_us: Default::default(),
-            s3_ag0: Default::default(),
-            s3_ag1: Default::default(),
-            s3_nt: Default::default(),
-            s3_conf: Default::default(),
+            s3_tok: Default::default(),
             w_en: Default::default(),
             w_addr: Default::default(),
             w_ev: Default::default(),
@@ -582,9 +577,11 @@ impl SackTxScoreboard {
             sel_a: Default::default(),
             cv: Default::default(),
             t6: Default::default(),
-            t7: Default::default(),
+            xs1: Default::default(),
             t3: Default::default(),
             tb: Default::default(),
+            by8: Default::default(),
+            nzv: Default::default(),
             xs: Default::default(),
             xm: Default::default(),
             xh: Default::default(),
@@ -681,12 +678,7 @@ impl Logic for SackTxScoreboard {
             s3_ab,
             s3_nfb,
             s3_nk,
-            s3_tick,
-            s3_us,
-            s3_ag0,
-            s3_ag1,
-            s3_nt,
-            s3_conf,
+            s3_tok,
             w_en,
             w_addr,
             w_ev,
@@ -844,11 +836,7 @@ impl Logic for SackTxScoreboard {
         self.s3_ab.d.next = self.s2_ab.q.val();
         self.s3_nfb.d.next = self.s2_nfb.q.val();
         self.s3_nk.d.next = self.s2_nk.q.val();
-        self.s3_tick.d.next = self.s2_tick.q.val();
-        // una unchanged since S1: it moves exactly on the edges where clr_q is non-zero.
-        self.s3_us.d.next = self.s2_us.q.val() & (self.clr_q.q.val() == 0);
         self.m_head.next = self.slot.val() == self.s2_slot.q.val();
-        self.s3_conf.d.next = (self.send_new.val() | self.send_rtx.val()) & self.m_head.val();
         self.s3_slot.d.next = self.s2_slot.q.val();
         if self.byp.q.val() {
             self.d_ev.d.next = self.byp_ev.q.val();
@@ -861,16 +849,30 @@ impl Logic for SackTxScoreboard {
         // have at S3 (now, or now + 1 after a TICK in S1 this cycle), so S3 only selects.
         self.dif0.next = self.now.q.val() - self.dl2.val();
         self.dif1.next = self.now1.q.val() - self.dl2.val();
-        self.s3_ag0.d.next = (self.dif0.val() >> 31) == 0;
-        self.s3_ag1.d.next = (self.dif1.val() >> 31) == 0;
-        self.s3_nt.d.next = self.is_tick.val();
+        if self.is_tick.val() {
+            self.age_ok.next = (self.dif1.val() >> 31) == 0;
+        } else {
+            self.age_ok.next = (self.dif0.val() >> 31) == 0;
+        }
+        // Everything of the S3 timeout but the head's flags, registered (s3_tok), so the
+        // 256 per-slot marks and `fire` start from one flop: a TICK, the head not (re)sent
+        // at S1 this cycle, una unchanged since S1 (it moves exactly on the edges where clr_q
+        // is non-zero), the age, no error. `err` is taken here a cycle early: it is set only
+        // by a firing timeout, which marks the head, so the TICK behind it finds the head
+        // marked (s3_kill, or the flops for the mark) and cannot fire either.
+        self.s3_tok.d.next = self.s2_tick.q.val()
+            & !((self.send_new.val() | self.send_rtx.val()) & self.m_head.val())
+            & self.s2_us.q.val()
+            & (self.clr_q.q.val() == 0)
+            & self.age_ok.val()
+            & !self.err.q.val();
         for k in 0..self._w {
             self.s3_hot[k].clock.next = self.clock.val();
             self.s3_hot[k].d.next = self.s2_hot[k].q.val();
         }
         // The head's flags as they will be at S3, read a cycle early and in 16-slot groups
         // (pg), so S3 ORs 16 flops instead of 256 slots. Between now and S3 the head can
-        // only come alive by a SEND at S1 (s3_conf drops the check) and can be killed by
+        // only come alive by a SEND at S1 (s3_tok drops the check) and can be killed by
         // this edge's SACK apply (acked, or a new hole: per slot, here), by a NACK at S1 on
         // the head or by the previous TICK marking the same head (both scalar: s3_kill).
         for g in 0..self._groups {
@@ -919,19 +921,10 @@ impl Logic for SackTxScoreboard {
             self.hf.next = self.hf.val() | self.pg[g].q.val();
         }
         self.hf.next = self.hf.val() & !self.s3_kill.q.val();
-        if self.s3_nt.q.val() {
-            self.age_ok.next = self.s3_ag1.q.val();
-        } else {
-            self.age_ok.next = self.s3_ag0.q.val();
-        }
         self.limit.next = bit_cast::<7, 6>(self.head_tmo.q.val()) >= self.q_lb.q.val();
         // Everything of a timeout but the head slot's own flags: each slot ANDs in its own
         // (s3_hot selects one), so the 256-way hf only feeds the feedback and counters.
-        self.tmo_ok.next = self.s3_tick.q.val()
-            & !self.s3_conf.q.val()
-            & self.s3_us.q.val()
-            & self.age_ok.val()
-            & !self.err.q.val();
+        self.tmo_ok.next = self.s3_tok.q.val();
         self.fire.next = self.tmo_ok.val() & self.hf.val();
         // The S2 head's scalar kills (see pg): a NACK at S1 on it, or this timeout's mark
         // (`fire`: at the limit the QP errors instead and the next check cannot fire anyway).
@@ -1255,23 +1248,61 @@ impl Logic for SackTxScoreboard {
         self.q_ev.d.next = self.ev_idx.val();
         self.q_off.d.next = self.offset.val();
         self.q_bm.d.next = self.bitmap.val();
-        // msb(bitmap), two-level: per byte the highest set bit (8-deep), then the highest
-        // non-zero byte (8-deep); t7 = msb + 1 from the same selection.
-        self.t6.next = bits::<6>(0);
+        // msb(bitmap) = 8 x (highest non-zero byte) + (its highest set bit), both as sums of
+        // products over mutually exclusive terms: the priority-if form synthesised to a
+        // 12-deep mux chain, the critical path of the module.
+        self.nzv.next = bits::<8>(0);
         for j in 0..8 {
-            self.t3.next = bits::<3>(0);
             self.tb.next = false;
             for i in 0..8 {
-                if self.bitmap.val().get_bit(j * 8 + i) {
-                    self.t3.next = self.c3[i].val();
-                    self.tb.next = true;
-                }
+                self.tb.next = self.tb.val() | self.bitmap.val().get_bit(j * 8 + i);
             }
+            self.nzv.next = self.nzv.val().replace_bit(j, self.tb.val());
+        }
+        self.t6.next = bits::<6>(0);
+        for j in 0..8 {
+            self.by8.next = bits::<8>(0);
+            for i in 0..8 {
+                self.by8.next = self
+                    .by8
+                    .val()
+                    .replace_bit(i, self.bitmap.val().get_bit(j * 8 + i));
+            }
+            self.t3.next = bits::<3>(0);
+            if self.by8.val().get_bit(7)
+                | self.by8.val().get_bit(6)
+                | self.by8.val().get_bit(5)
+                | self.by8.val().get_bit(4)
+            {
+                self.t3.next = self.t3.val() | bits::<3>(4);
+            }
+            if self.by8.val().get_bit(7)
+                | self.by8.val().get_bit(6)
+                | (!self.by8.val().get_bit(5)
+                    & !self.by8.val().get_bit(4)
+                    & (self.by8.val().get_bit(3) | self.by8.val().get_bit(2)))
+            {
+                self.t3.next = self.t3.val() | bits::<3>(2);
+            }
+            if self.by8.val().get_bit(7)
+                | (!self.by8.val().get_bit(6) & self.by8.val().get_bit(5))
+                | (!self.by8.val().get_bit(6)
+                    & !self.by8.val().get_bit(4)
+                    & self.by8.val().get_bit(3))
+                | (!self.by8.val().get_bit(6)
+                    & !self.by8.val().get_bit(4)
+                    & !self.by8.val().get_bit(2)
+                    & self.by8.val().get_bit(1))
+            {
+                self.t3.next = self.t3.val() | bits::<3>(1);
+            }
+            // this byte is the highest non-zero one
+            self.tb.next =
+                self.nzv.val().get_bit(j) & ((self.nzv.val() & self.above8[j].val()) == 0);
             if self.tb.val() {
-                self.t6.next = self.c6[j].val() | bit_cast::<6, 3>(self.t3.val());
+                self.t6.next = self.t6.val() | self.c6[j].val() | bit_cast::<6, 3>(self.t3.val());
             }
         }
-        self.t7.next = bit_cast::<7, 6>(self.t6.val()) + 1;
         self.q_bmnz.d.next = self.bitmap.val() != 0;
         // una-independent SACK sums (mod 2^18 where 18 bits suffice)
         self.q_c1.d.next = self.cack.val() + 1;
@@ -1279,7 +1310,12 @@ impl Logic for SackTxScoreboard {
         self.q_x.d.next = self.xs.val();
         self.xm.next = self.xs.val() + bit_cast::<18, 6>(self.t6.val());
         self.q_xm.d.next = self.xm.val();
-        self.xh.next = self.xs.val() + bit_cast::<18, 7>(self.t7.val());
+        // cack + offset + 1 is summed beside cack + offset, so the encoder's output meets
+        // one carry chain on each path (it was msb + 1, then a second add).
+        self.xs1.next = bit_cast::<18, 24>(self.cack.val())
+            + bit_cast::<18, 16>(self.offset.val())
+            + bits::<18>(1);
+        self.xh.next = self.xs1.val() + bit_cast::<18, 6>(self.t6.val());
         if self.bitmap.val() != 0 {
             self.q_h.d.next = self.xh.val();
         } else {
@@ -1374,7 +1410,7 @@ impl Logic for SackTxScoreboard {
             self.s2_tick.d.next = false;
             self.s3_sack.d.next = false;
             self.s3_nfb.d.next = false;
-            self.s3_tick.d.next = false;
+            self.s3_tok.d.next = false;
             self.s3_fbs.d.next = false;
             self.p2_valid.d.next = false;
             self.o_cs.d.next = false;
