@@ -292,13 +292,11 @@ pub struct MrcCore {
     l_is_send: Signal<Local, Bit>,
     l_sent_new: Signal<Local, Bit>,
     l_sent_rtx: Signal<Local, Bit>,
-    l_sent_len: Signal<Local, Bits<32>>,
     l_nxt_new: Signal<Local, Bits<24>>,
     l_outp: Signal<Local, Bits<24>>,
     l_outc: Signal<Local, Bits<32>>,
     l_infl_acc: Signal<Local, Bits<32>>,
     l_infl_b: Signal<Local, Bits<32>>,
-    l_pend0: Signal<Local, Bits<32>>,
     l_pend1: Signal<Local, Bits<32>>,
     l_pend2: Signal<Local, Bits<32>>,
     l_pend3: Signal<Local, Bits<32>>,
@@ -644,13 +642,11 @@ impl MrcCore {
             l_is_send: Default::default(),
             l_sent_new: Default::default(),
             l_sent_rtx: Default::default(),
-            l_sent_len: Default::default(),
             l_nxt_new: Default::default(),
             l_outp: Default::default(),
             l_outc: Default::default(),
             l_infl_acc: Default::default(),
             l_infl_b: Default::default(),
-            l_pend0: Default::default(),
             l_pend1: Default::default(),
             l_pend2: Default::default(),
             l_pend3: Default::default(),
@@ -1251,15 +1247,10 @@ impl Logic for MrcCore {
             self.l_is_send.next = self.l_send.val() & (self.l_send_qp.val() == self.qi8[i].val());
             self.l_sent_new.next = self.l_is_send.val() & !self.l_send_rtx.val();
             self.l_sent_rtx.next = self.l_is_send.val() & self.l_send_rtx.val();
-            self.l_sent_len.next = 0.into();
-            if self.l_sent_new.val() {
-                self.l_sent_len.next = self.l_len.val();
-            }
             // The send decision and the post check each end a long path (window and pick;
             // the posted QP's pending bytes + the post's), so the register they update has all
             // four next values formed beside them and they only select.
             self.l_sq_here.next = self.l_sq_ok.val() & (self.sq_qp.val() == self.qi8[i].val());
-            self.l_pend0.next = self.pend[i].q.val();
             self.l_pend1.next = self.pend[i].q.val() - self.l_len.val();
             self.l_pend2.next = self.pend[i].q.val() + self.sq_bytes.val();
             self.l_pend3.next = self.pend[i].q.val() - self.l_len.val() + self.sq_bytes.val();
@@ -1272,7 +1263,7 @@ impl Logic for MrcCore {
             } else if self.l_sq_here.val() {
                 self.pend[i].d.next = self.l_pend2.val();
             } else {
-                self.pend[i].d.next = self.l_pend0.val();
+                self.pend[i].d.next = self.pend[i].q.val();
             }
             self.l_nxt_new.next = self.nxt[i].q.val();
             if self.l_sent_new.val() {

@@ -320,7 +320,6 @@ pub struct SackTxScoreboard {
     dif0: Signal<Local, Bits<32>>,
     dif1: Signal<Local, Bits<32>>,
     age_ok: Signal<Local, Bit>,
-    tmo_ok: Signal<Local, Bit>,
     sr_pre: Signal<Local, Bit>,
     nk_pre: Signal<Local, Bit>,
     eqn: Signal<Local, Bit>,
@@ -598,7 +597,6 @@ impl SackTxScoreboard {
             dif0: Default::default(),
             dif1: Default::default(),
             age_ok: Default::default(),
-            tmo_ok: Default::default(),
             sr_pre: Default::default(),
             nk_pre: Default::default(),
             eqn: Default::default(),
@@ -922,10 +920,9 @@ impl Logic for SackTxScoreboard {
         }
         self.hf.next = self.hf.val() & !self.s3_kill.q.val();
         self.limit.next = bit_cast::<7, 6>(self.head_tmo.q.val()) >= self.q_lb.q.val();
-        // Everything of a timeout but the head slot's own flags: each slot ANDs in its own
-        // (s3_hot selects one), so the 256-way hf only feeds the feedback and counters.
-        self.tmo_ok.next = self.s3_tok.q.val();
-        self.fire.next = self.tmo_ok.val() & self.hf.val();
+        // s3_tok is everything of a timeout but the head slot's own flags: each slot ANDs in
+        // its own (s3_hot selects one), so the 256-way hf only feeds the feedback and counters.
+        self.fire.next = self.s3_tok.q.val() & self.hf.val();
         // The S2 head's scalar kills (see pg): a NACK at S1 on it, or this timeout's mark
         // (`fire`: at the limit the QP errors instead and the next check cannot fire anyway).
         self.s3_kill.d.next = (self.nk_pre.val() & self.m_head.val())
@@ -1044,7 +1041,7 @@ impl Logic for SackTxScoreboard {
                 // is then invisible (every op refused, nothing offered, reset clears it); it
                 // keeps `limit` off this 256-sink net.
                 if self.s3_hot[p * 8 + i].q.val()
-                    & self.tmo_ok.val()
+                    & self.s3_tok.q.val()
                     & self.out_f[p * 8 + i].q.val()
                     & !self.ack_f[p * 8 + i].q.val()
                     & !self.rtx_f[p * 8 + i].q.val()
