@@ -112,6 +112,10 @@ pub struct SackTxScoreboard {
     pub cnt_bad_nack: Signal<Out, Bits<32>>,
     wm: Constant<Bits<10>>,
     wc: Constant<Bits<24>>,
+    wc12: Constant<Bits<12>>,
+    wm12: Constant<Bits<12>>,
+    g7: Vec<Constant<Bits<7>>>,
+    n5: Vec<Constant<Bits<5>>>,
     lgw: Constant<Bits<5>>,
     kc: Vec<Constant<Bits<10>>>,
     bbc: Vec<Constant<Bits<10>>>,
@@ -271,7 +275,23 @@ pub struct SackTxScoreboard {
     raddr: Signal<Local, Bits<10>>,
     sh72: Signal<Local, Bits<72>>,
     t8: Signal<Local, Bits<8>>,
-    relk: Signal<Local, Bits<10>>,
+    ec: Signal<Local, Bits<12>>,
+    eh: Signal<Local, Bits<12>>,
+    full_c: Signal<Local, Bit>,
+    full_h: Signal<Local, Bit>,
+    wrap_c: Signal<Local, Bit>,
+    wrap_h: Signal<Local, Bit>,
+    lo_h: Signal<Local, Bits<7>>,
+    lo_l: Signal<Local, Bits<5>>,
+    hc_h: Signal<Local, Bits<7>>,
+    hc_l: Signal<Local, Bits<5>>,
+    hh_h: Signal<Local, Bits<7>>,
+    hh_l: Signal<Local, Bits<5>>,
+    ge_lo: Signal<Local, Bit>,
+    ge_hc: Signal<Local, Bit>,
+    ge_hh: Signal<Local, Bit>,
+    in_c: Signal<Local, Bit>,
+    in_h: Signal<Local, Bit>,
     hf: Signal<Local, Bit>,
     pgt: Signal<Local, Bit>,
     m_head: Signal<Local, Bit>,
@@ -379,6 +399,12 @@ impl SackTxScoreboard {
             cnt_bad_nack: Default::default(),
             wm: Constant::new(((w - 1) as u64).into()),
             wc: Constant::new((w as u64).into()),
+            wc12: Constant::new((w as u64).into()),
+            wm12: Constant::new((w as u64 - 1).into()),
+            g7: (1..=groups as u64)
+                .map(|g| Constant::new(g.into()))
+                .collect(),
+            n5: (1..=16u64).map(|j| Constant::new(j.into())).collect(),
             lgw: Constant::new((w.trailing_zeros() as u64).into()),
             kc: (0..w as u64).map(|k| Constant::new(k.into())).collect(),
             bbc: (0..nb + 8)
@@ -548,7 +574,23 @@ impl SackTxScoreboard {
             raddr: Default::default(),
             sh72: Default::default(),
             t8: Default::default(),
-            relk: Default::default(),
+            ec: Default::default(),
+            eh: Default::default(),
+            full_c: Default::default(),
+            full_h: Default::default(),
+            wrap_c: Default::default(),
+            wrap_h: Default::default(),
+            lo_h: Default::default(),
+            lo_l: Default::default(),
+            hc_h: Default::default(),
+            hc_l: Default::default(),
+            hh_h: Default::default(),
+            hh_l: Default::default(),
+            ge_lo: Default::default(),
+            ge_hc: Default::default(),
+            ge_hh: Default::default(),
+            in_c: Default::default(),
+            in_h: Default::default(),
             hf: Default::default(),
             pgt: Default::default(),
             m_head: Default::default(),
@@ -892,24 +934,64 @@ impl Logic for SackTxScoreboard {
 
         // S2 masks: cumulative and hole thermometers from una_slot at S1, the bitmap shifted
         // by base % 8 and placed as 9 bytes from abyte base / 8 (one-hot s2_bext).
+        // A slot k is in a range of length L from lo when (k - lo) % W < L: all slots when
+        // L >= W; else, with e = lo + L, k >= lo and k < e (e < W) or k >= lo or k < e - W.
+        // k >= x is decoded over 16-slot groups (k = 16 kh + kl: kh > xh, or kh == xh and
+        // kl >= xl), so a slot costs a LUT per bound where a subtract and a compare per slot
+        // took about 17 carry cells.
+        self.ec.next =
+            bit_cast::<12, 10>(self.s2_lo.q.val()) + bit_cast::<12, 11>(self.s2_lc.q.val());
+        self.eh.next =
+            bit_cast::<12, 10>(self.s2_lo.q.val()) + bit_cast::<12, 11>(self.s2_lh.q.val());
+        self.full_c.next = bit_cast::<12, 11>(self.s2_lc.q.val()) >= self.wc12.val();
+        self.full_h.next = bit_cast::<12, 11>(self.s2_lh.q.val()) >= self.wc12.val();
+        self.wrap_c.next = self.ec.val() >= self.wc12.val();
+        self.wrap_h.next = self.eh.val() >= self.wc12.val();
+        // (group and in-group index both offset by one: a compare with a constant 0 or
+        // with the top of a field's range would be constant, which -Wall reports)
+        self.lo_h.next = bit_cast::<7, 10>(self.s2_lo.q.val() >> 4) + 1;
+        self.lo_l.next = bit_cast::<5, 10>(self.s2_lo.q.val() & 15) + 1;
+        self.hc_h.next = bit_cast::<7, 12>((self.ec.val() & self.wm12.val()) >> 4) + 1;
+        self.hc_l.next = bit_cast::<5, 12>(self.ec.val() & 15) + 1;
+        self.hh_h.next = bit_cast::<7, 12>((self.eh.val() & self.wm12.val()) >> 4) + 1;
+        self.hh_l.next = bit_cast::<5, 12>(self.eh.val() & 15) + 1;
         self.sh72.next = bit_cast::<72, 64>(self.s2_bm.q.val()) << self.s2_sh.q.val();
-        for p in 0..self._nb {
-            self.t8.next = bits::<8>(0);
-            for j in 0..9 {
-                self.t72.next = self.sh72.val() >> self.c8[j].val();
-                if self.s2_bext[p + 8 - j].q.val() {
-                    self.t8.next = self.t8.val() | bit_cast::<8, 72>(self.t72.val());
+        for g in 0..self._groups {
+            for h in 0..2 {
+                self.t8.next = bits::<8>(0);
+                for j in 0..9 {
+                    self.t72.next = self.sh72.val() >> self.c8[j].val();
+                    if self.s2_bext[g * 2 + h + 8 - j].q.val() {
+                        self.t8.next = self.t8.val() | bit_cast::<8, 72>(self.t72.val());
+                    }
                 }
-            }
-            for i in 0..8 {
-                self.s3_ackm[p * 8 + i].clock.next = self.clock.val();
-                self.s3_holem[p * 8 + i].clock.next = self.clock.val();
-                self.relk.next = (self.kc[p * 8 + i].val() - self.s2_lo.q.val()) & self.wm.val();
-                self.s3_ackm[p * 8 + i].d.next = self.s2_sack.q.val()
-                    & ((bit_cast::<11, 10>(self.relk.val()) < self.s2_lc.q.val())
-                        | self.t8.val().get_bit(i));
-                self.s3_holem[p * 8 + i].d.next = self.s2_sack.q.val()
-                    & (bit_cast::<11, 10>(self.relk.val()) < self.s2_lh.q.val());
+                for i in 0..8 {
+                    self.s3_ackm[g * 16 + h * 8 + i].clock.next = self.clock.val();
+                    self.s3_holem[g * 16 + h * 8 + i].clock.next = self.clock.val();
+                    self.ge_lo.next = (self.g7[g].val() > self.lo_h.val())
+                        | ((self.g7[g].val() == self.lo_h.val())
+                            & (self.n5[h * 8 + i].val() >= self.lo_l.val()));
+                    self.ge_hc.next = (self.g7[g].val() > self.hc_h.val())
+                        | ((self.g7[g].val() == self.hc_h.val())
+                            & (self.n5[h * 8 + i].val() >= self.hc_l.val()));
+                    self.ge_hh.next = (self.g7[g].val() > self.hh_h.val())
+                        | ((self.g7[g].val() == self.hh_h.val())
+                            & (self.n5[h * 8 + i].val() >= self.hh_l.val()));
+                    if self.wrap_c.val() {
+                        self.in_c.next = self.ge_lo.val() | !self.ge_hc.val();
+                    } else {
+                        self.in_c.next = self.ge_lo.val() & !self.ge_hc.val();
+                    }
+                    if self.wrap_h.val() {
+                        self.in_h.next = self.ge_lo.val() | !self.ge_hh.val();
+                    } else {
+                        self.in_h.next = self.ge_lo.val() & !self.ge_hh.val();
+                    }
+                    self.s3_ackm[g * 16 + h * 8 + i].d.next = self.s2_sack.q.val()
+                        & (self.full_c.val() | self.in_c.val() | self.t8.val().get_bit(i));
+                    self.s3_holem[g * 16 + h * 8 + i].d.next =
+                        self.s2_sack.q.val() & (self.full_h.val() | self.in_h.val());
+                }
             }
         }
 
