@@ -27,7 +27,8 @@
 //!      head check: s3_tok & OR of 16 pg & !s3_kill (per slot: s3_tok & its own flags)
 //!      feedback (SACK M / NACK trim / TIMEOUT) -> fb_* registered   (3 cycles after op)
 //!
-//!  una loop: ptr (one-hot abyte) + mask -> clr_q, cptr_q -> next edge: clear, una += popcount
+//!  una loop: ptr (one-hot abyte) + mask -> clr_q, pc_q = popcount(clr), cptr_q
+//!            -> next edge: clear, una += pc_q
 //!  rtx pick: cand = need_rtx & out & ~acked; P1 per-16 first (at/after una, any) ->
 //!            P2 first group -> P3 re-validate against current flops, slot -> PSN
 //! ```
@@ -159,6 +160,8 @@ pub struct SackTxScoreboard {
     last_rb: DFF<Bits<24>>,
     mask: DFF<Bits<8>>,
     clr_q: DFF<Bits<8>>,
+    pc_q: DFF<Bits<4>>,
+    mcnt: DFF<Bits<4>>,
     s2_sack: DFF<Bit>,
     s2_lo: DFF<Bits<10>>,
     s2_lc: DFF<Bits<11>>,
@@ -301,7 +304,7 @@ pub struct SackTxScoreboard {
     na: Signal<Local, Bit>,
     nr: Signal<Local, Bit>,
     nh: Signal<Local, Bit>,
-    pc: Signal<Local, Bits<4>>,
+    ppc: Signal<Local, Bits<4>>,
     abyte: Signal<Local, Bits<8>>,
     tb8: Signal<Local, Bits<8>>,
     mm: Signal<Local, Bits<8>>,
@@ -332,7 +335,6 @@ pub struct SackTxScoreboard {
     dnu: Signal<Local, Bits<24>>,
     dnu1: Signal<Local, Bits<24>>,
     nxt1: Signal<Local, Bits<24>>,
-    b1: Signal<Local, Bit>,
     f4: Signal<Local, Bits<4>>,
     f4b: Signal<Local, Bits<4>>,
     rbm: Signal<Local, Bits<18>>,
@@ -458,6 +460,8 @@ impl SackTxScoreboard {
             last_rb: Default::default(),
             mask: Default::default(),
             clr_q: Default::default(),
+            pc_q: Default::default(),
+            mcnt: Default::default(),
             s2_sack: Default::default(),
             s2_lo: Default::default(),
             s2_lc: Default::default(),
@@ -600,7 +604,7 @@ impl SackTxScoreboard {
             na: Default::default(),
             nr: Default::default(),
             nh: Default::default(),
-            pc: Default::default(),
+            ppc: Default::default(),
             abyte: Default::default(),
             tb8: Default::default(),
             mm: Default::default(),
@@ -631,7 +635,6 @@ impl SackTxScoreboard {
             dnu: Default::default(),
             dnu1: Default::default(),
             nxt1: Default::default(),
-            b1: Default::default(),
             f4: Default::default(),
             f4b: Default::default(),
             rbm: Default::default(),
@@ -692,6 +695,8 @@ impl Logic for SackTxScoreboard {
             last_rb,
             mask,
             clr_q,
+            pc_q,
+            mcnt,
             s2_sack,
             s2_lo,
             s2_lc,
@@ -1041,13 +1046,8 @@ impl Logic for SackTxScoreboard {
         }
 
         // ---------------- una advance loop ----------------------------------------------
-        self.pc.next = bits::<4>(0);
-        for i in 0..8 {
-            self.b1.next = self.clr_q.q.val().get_bit(i);
-            self.pc.next = self.pc.val() + bit_cast::<4, 1>(self.b1.val().into());
-        }
-        self.r_una.d.next = self.r_una.q.val() + bit_cast::<24, 4>(self.pc.val());
-        if self.pc.val() != 0 {
+        self.r_una.d.next = self.r_una.q.val() + bit_cast::<24, 4>(self.pc_q.q.val());
+        if self.pc_q.q.val() != 0 {
             self.head_tmo.d.next = bits::<6>(0);
         }
         self.abyte.next = bits::<8>(0);
@@ -1069,10 +1069,32 @@ impl Logic for SackTxScoreboard {
         }
         self.full.next = self.pp.val() == 0xFF;
         self.clr_q.d.next = self.pp.val() & !self.mask.q.val();
+        // popcount(clr) registered beside clr: pp and mask are both thermometers from bit 0
+        // (mask within pp), so it is count(pp) - count(mask), count(mask) kept in a flop.
+        // Taken from clr_q at the next edge it sat in front of una's adder and `psn - una`.
+        // (count of a thermometer as sums of products: its 1 -> 0 edge, encoded)
+        self.ppc.next = bits::<4>(0)
+            .replace_bit(3, self.pp.val().get_bit(7))
+            .replace_bit(2, self.pp.val().get_bit(3) & !self.pp.val().get_bit(7))
+            .replace_bit(
+                1,
+                (self.pp.val().get_bit(1) & !self.pp.val().get_bit(3))
+                    | (self.pp.val().get_bit(5) & !self.pp.val().get_bit(7)),
+            )
+            .replace_bit(
+                0,
+                (self.pp.val().get_bit(0) & !self.pp.val().get_bit(1))
+                    | (self.pp.val().get_bit(2) & !self.pp.val().get_bit(3))
+                    | (self.pp.val().get_bit(4) & !self.pp.val().get_bit(5))
+                    | (self.pp.val().get_bit(6) & !self.pp.val().get_bit(7)),
+            );
+        self.pc_q.d.next = self.ppc.val() - self.mcnt.q.val();
         if self.full.val() {
             self.mask.d.next = bits::<8>(0);
+            self.mcnt.d.next = bits::<4>(0);
         } else {
             self.mask.d.next = self.pp.val();
+            self.mcnt.d.next = self.ppc.val();
         }
         for p in 0..self._nb {
             self.ptr[p].clock.next = self.clock.val();
@@ -1268,7 +1290,7 @@ impl Logic for SackTxScoreboard {
             self.last_rb.d.next = self.q_rb.q.val();
         }
         self.o_cs.d.next = !self.err.q.val() & self.win_ok.val();
-        self.o_ap.d.next = self.pc.val();
+        self.o_ap.d.next = self.pc_q.q.val();
         // counters: the +1 is formed from the flop alone, the condition only selects
         if self.send_new.val() {
             self.c_new_sends.d.next = self.c_new_sends.q.val() + 1;
@@ -1415,7 +1437,7 @@ impl Logic for SackTxScoreboard {
         // emitted Verilog's compare and miss the PSN wrap.
         self.q_eq1.d.next = self.psn.val() == self.nxt1.val();
         // psn - una at S1, formed here: una at S1 is this edge's una + popcount(clr_q).
-        self.relp.next = self.psn.val() - self.r_una.q.val() - bit_cast::<24, 4>(self.pc.val());
+        self.relp.next = self.psn.val() - self.r_una.q.val() - bit_cast::<24, 4>(self.pc_q.q.val());
         self.q_inw.d.next = (self.relp.val() >> self.lgw.val()) == 0;
         self.q_head.d.next = self.relp.val() == 0;
         self.psl.next = bit_cast::<10, 24>(self.psn.val()) & self.wm.val();
@@ -1483,7 +1505,9 @@ impl Logic for SackTxScoreboard {
                 self.ptr[p].d.next = (self.psl.val() >> 3) == self.kc[p].val();
             }
             self.mask.d.next = (bits::<8>(1) << bit_cast::<3, 10>(self.psl.val())) - 1;
+            self.mcnt.d.next = bit_cast::<4, 10>(self.psl.val() & 7);
             self.clr_q.d.next = bits::<8>(0);
+            self.pc_q.d.next = bits::<4>(0);
             self.s2_sack.d.next = false;
             self.s2_nfb.d.next = false;
             self.s2_tick.d.next = false;
