@@ -114,9 +114,6 @@ pub struct SackTxScoreboard {
     wm: Constant<Bits<10>>,
     wc: Constant<Bits<24>>,
     wc12: Constant<Bits<12>>,
-    wm12: Constant<Bits<12>>,
-    g7: Vec<Constant<Bits<7>>>,
-    n5: Vec<Constant<Bits<5>>>,
     lgw: Constant<Bits<5>>,
     kc: Vec<Constant<Bits<10>>>,
     bbc: Vec<Constant<Bits<10>>>,
@@ -163,9 +160,23 @@ pub struct SackTxScoreboard {
     pc_q: DFF<Bits<4>>,
     mcnt: DFF<Bits<4>>,
     s2_sack: DFF<Bit>,
-    s2_lo: DFF<Bits<10>>,
-    s2_lc: DFF<Bits<11>>,
-    s2_lh: DFF<Bits<11>>,
+    // SACK-mask bounds, decoded at S1 over 16-slot groups: for the start (una % W), the
+    // cumulative end ((cack + 1) % W) and the hole end: group > (gt), group == (eq), in-group
+    // index >= (ge); whether each range is all slots (f*), wraps past W - 1 (w*), has holes.
+    s2_lgt: Vec<DFF<Bit>>,
+    s2_leq: Vec<DFF<Bit>>,
+    s2_lge: Vec<DFF<Bit>>,
+    s2_cgt: Vec<DFF<Bit>>,
+    s2_ceq: Vec<DFF<Bit>>,
+    s2_cge: Vec<DFF<Bit>>,
+    s2_hgt: Vec<DFF<Bit>>,
+    s2_heq: Vec<DFF<Bit>>,
+    s2_hge: Vec<DFF<Bit>>,
+    s2_fc: DFF<Bit>,
+    s2_fh: DFF<Bit>,
+    s2_wc: DFF<Bit>,
+    s2_wh: DFF<Bit>,
+    s2_hne: DFF<Bit>,
     s2_sh: DFF<Bits<3>>,
     s2_bm: DFF<Bits<64>>,
     s2_ev: DFF<Bits<8>>,
@@ -278,18 +289,10 @@ pub struct SackTxScoreboard {
     raddr: Signal<Local, Bits<10>>,
     sh72: Signal<Local, Bits<72>>,
     t8: Signal<Local, Bits<8>>,
-    ec: Signal<Local, Bits<12>>,
-    eh: Signal<Local, Bits<12>>,
-    full_c: Signal<Local, Bit>,
-    full_h: Signal<Local, Bit>,
-    wrap_c: Signal<Local, Bit>,
-    wrap_h: Signal<Local, Bit>,
-    lo_h: Signal<Local, Bits<7>>,
-    lo_l: Signal<Local, Bits<5>>,
-    hc_h: Signal<Local, Bits<7>>,
-    hc_l: Signal<Local, Bits<5>>,
-    hh_h: Signal<Local, Bits<7>>,
-    hh_l: Signal<Local, Bits<5>>,
+    hc10: Signal<Local, Bits<10>>,
+    hh10: Signal<Local, Bits<10>>,
+    drun: Signal<Local, Bit>,
+    deq: Signal<Local, Bit>,
     ge_lo: Signal<Local, Bit>,
     ge_hc: Signal<Local, Bit>,
     ge_hh: Signal<Local, Bit>,
@@ -402,11 +405,6 @@ impl SackTxScoreboard {
             wm: Constant::new(((w - 1) as u64).into()),
             wc: Constant::new((w as u64).into()),
             wc12: Constant::new((w as u64).into()),
-            wm12: Constant::new((w as u64 - 1).into()),
-            g7: (1..=groups as u64)
-                .map(|g| Constant::new(g.into()))
-                .collect(),
-            n5: (1..=16u64).map(|j| Constant::new(j.into())).collect(),
             lgw: Constant::new((w.trailing_zeros() as u64).into()),
             kc: (0..w as u64).map(|k| Constant::new(k.into())).collect(),
             bbc: (0..nb + 8)
@@ -463,9 +461,20 @@ impl SackTxScoreboard {
             pc_q: Default::default(),
             mcnt: Default::default(),
             s2_sack: Default::default(),
-            s2_lo: Default::default(),
-            s2_lc: Default::default(),
-            s2_lh: Default::default(),
+            s2_lgt: dffs(groups),
+            s2_leq: dffs(groups),
+            s2_lge: dffs(16),
+            s2_cgt: dffs(groups),
+            s2_ceq: dffs(groups),
+            s2_cge: dffs(16),
+            s2_hgt: dffs(groups),
+            s2_heq: dffs(groups),
+            s2_hge: dffs(16),
+            s2_fc: Default::default(),
+            s2_fh: Default::default(),
+            s2_wc: Default::default(),
+            s2_wh: Default::default(),
+            s2_hne: Default::default(),
             s2_sh: Default::default(),
             s2_bm: Default::default(),
             s2_ev: Default::default(),
@@ -578,18 +587,10 @@ impl SackTxScoreboard {
             raddr: Default::default(),
             sh72: Default::default(),
             t8: Default::default(),
-            ec: Default::default(),
-            eh: Default::default(),
-            full_c: Default::default(),
-            full_h: Default::default(),
-            wrap_c: Default::default(),
-            wrap_h: Default::default(),
-            lo_h: Default::default(),
-            lo_l: Default::default(),
-            hc_h: Default::default(),
-            hc_l: Default::default(),
-            hh_h: Default::default(),
-            hh_l: Default::default(),
+            hc10: Default::default(),
+            hh10: Default::default(),
+            drun: Default::default(),
+            deq: Default::default(),
             ge_lo: Default::default(),
             ge_hc: Default::default(),
             ge_hh: Default::default(),
@@ -698,9 +699,11 @@ impl Logic for SackTxScoreboard {
             pc_q,
             mcnt,
             s2_sack,
-            s2_lo,
-            s2_lc,
-            s2_lh,
+            s2_fc,
+            s2_fh,
+            s2_wc,
+            s2_wh,
+            s2_hne,
             s2_sh,
             s2_bm,
             s2_ev,
@@ -937,29 +940,13 @@ impl Logic for SackTxScoreboard {
             self.pg[g].d.next = self.pgt.val() & !self.rst.val();
         }
 
-        // S2 masks: cumulative and hole thermometers from una_slot at S1, the bitmap shifted
-        // by base % 8 and placed as 9 bytes from abyte base / 8 (one-hot s2_bext).
+        // S2 masks: cumulative and hole ranges from una_slot at S1, the bitmap shifted by
+        // base % 8 and placed as 9 bytes from abyte base / 8 (one-hot s2_bext).
         // A slot k is in a range of length L from lo when (k - lo) % W < L: all slots when
-        // L >= W; else, with e = lo + L, k >= lo and k < e (e < W) or k >= lo or k < e - W.
-        // k >= x is decoded over 16-slot groups (k = 16 kh + kl: kh > xh, or kh == xh and
-        // kl >= xl), so a slot costs a LUT per bound where a subtract and a compare per slot
-        // took about 17 carry cells.
-        self.ec.next =
-            bit_cast::<12, 10>(self.s2_lo.q.val()) + bit_cast::<12, 11>(self.s2_lc.q.val());
-        self.eh.next =
-            bit_cast::<12, 10>(self.s2_lo.q.val()) + bit_cast::<12, 11>(self.s2_lh.q.val());
-        self.full_c.next = bit_cast::<12, 11>(self.s2_lc.q.val()) >= self.wc12.val();
-        self.full_h.next = bit_cast::<12, 11>(self.s2_lh.q.val()) >= self.wc12.val();
-        self.wrap_c.next = self.ec.val() >= self.wc12.val();
-        self.wrap_h.next = self.eh.val() >= self.wc12.val();
-        // (group and in-group index both offset by one: a compare with a constant 0 or
-        // with the top of a field's range would be constant, which -Wall reports)
-        self.lo_h.next = bit_cast::<7, 10>(self.s2_lo.q.val() >> 4) + 1;
-        self.lo_l.next = bit_cast::<5, 10>(self.s2_lo.q.val() & 15) + 1;
-        self.hc_h.next = bit_cast::<7, 12>((self.ec.val() & self.wm12.val()) >> 4) + 1;
-        self.hc_l.next = bit_cast::<5, 12>(self.ec.val() & 15) + 1;
-        self.hh_h.next = bit_cast::<7, 12>((self.eh.val() & self.wm12.val()) >> 4) + 1;
-        self.hh_l.next = bit_cast::<5, 12>(self.eh.val() & 15) + 1;
+        // L >= W; else, with e = (lo + L) % W, k >= lo and k < e, or (wrapped: e < lo)
+        // k >= lo or k < e. k >= x is decoded at S1 over 16-slot groups (k = 16 kh + kl:
+        // kh > xh, or kh == xh and kl >= xl), so a slot costs a LUT or two per bound where a
+        // subtract and a compare per slot took about 17 carry cells.
         self.sh72.next = bit_cast::<72, 64>(self.s2_bm.q.val()) << self.s2_sh.q.val();
         for g in 0..self._groups {
             for h in 0..2 {
@@ -973,29 +960,26 @@ impl Logic for SackTxScoreboard {
                 for i in 0..8 {
                     self.s3_ackm[g * 16 + h * 8 + i].clock.next = self.clock.val();
                     self.s3_holem[g * 16 + h * 8 + i].clock.next = self.clock.val();
-                    self.ge_lo.next = (self.g7[g].val() > self.lo_h.val())
-                        | ((self.g7[g].val() == self.lo_h.val())
-                            & (self.n5[h * 8 + i].val() >= self.lo_l.val()));
-                    self.ge_hc.next = (self.g7[g].val() > self.hc_h.val())
-                        | ((self.g7[g].val() == self.hc_h.val())
-                            & (self.n5[h * 8 + i].val() >= self.hc_l.val()));
-                    self.ge_hh.next = (self.g7[g].val() > self.hh_h.val())
-                        | ((self.g7[g].val() == self.hh_h.val())
-                            & (self.n5[h * 8 + i].val() >= self.hh_l.val()));
-                    if self.wrap_c.val() {
+                    self.ge_lo.next = self.s2_lgt[g].q.val()
+                        | (self.s2_leq[g].q.val() & self.s2_lge[h * 8 + i].q.val());
+                    self.ge_hc.next = self.s2_cgt[g].q.val()
+                        | (self.s2_ceq[g].q.val() & self.s2_cge[h * 8 + i].q.val());
+                    self.ge_hh.next = self.s2_hgt[g].q.val()
+                        | (self.s2_heq[g].q.val() & self.s2_hge[h * 8 + i].q.val());
+                    if self.s2_wc.q.val() {
                         self.in_c.next = self.ge_lo.val() | !self.ge_hc.val();
                     } else {
                         self.in_c.next = self.ge_lo.val() & !self.ge_hc.val();
                     }
-                    if self.wrap_h.val() {
+                    if self.s2_wh.q.val() {
                         self.in_h.next = self.ge_lo.val() | !self.ge_hh.val();
                     } else {
                         self.in_h.next = self.ge_lo.val() & !self.ge_hh.val();
                     }
                     self.s3_ackm[g * 16 + h * 8 + i].d.next = self.s2_sack.q.val()
-                        & (self.full_c.val() | self.in_c.val() | self.t8.val().get_bit(i));
-                    self.s3_holem[g * 16 + h * 8 + i].d.next =
-                        self.s2_sack.q.val() & (self.full_h.val() | self.in_h.val());
+                        & (self.s2_fc.q.val() | self.in_c.val() | self.t8.val().get_bit(i));
+                    self.s3_holem[g * 16 + h * 8 + i].d.next = self.s2_sack.q.val()
+                        & (self.s2_fh.q.val() | (self.s2_hne.q.val() & self.in_h.val()));
                 }
             }
         }
@@ -1316,9 +1300,63 @@ impl Logic for SackTxScoreboard {
 
         // S1 -> S2
         self.s2_sack.d.next = self.sack_good.val();
-        self.s2_lo.d.next = self.una_slot.val();
-        self.s2_lc.d.next = bit_cast::<11, 24>(self.ca.val());
-        self.s2_lh.d.next = self.lh.val();
+        // Mask bounds (see S2). The ends need no una: (una % W + cack + 1 - una) % W is
+        // (cack + 1) % W, and the hole end (una % W + hr1 - thr1) % W is (q_h - q_thr1) % W;
+        // so they are decoded from S0 flops beside the S1 checks. Lengths as before (11 bits).
+        self.s2_fc.d.next =
+            bit_cast::<12, 11>(bit_cast::<11, 24>(self.ca.val())) >= self.wc12.val();
+        self.s2_fh.d.next = bit_cast::<12, 11>(self.lh.val()) >= self.wc12.val();
+        self.s2_hne.d.next = (self.q_thr.q.val() != 0) & (self.hr1.val() > self.thr1.val());
+        self.hc10.next = bit_cast::<10, 24>(self.q_c1.q.val()) & self.wm.val();
+        self.hh10.next = bit_cast::<10, 18>(self.q_h.q.val() - self.q_thr1.q.val()) & self.wm.val();
+        self.s2_wc.d.next = self.hc10.val() < self.una_slot.val();
+        self.s2_wh.d.next = self.hh10.val() < self.una_slot.val();
+        // (gt: an earlier group matched; ge: an in-group index at or below this one did)
+        self.drun.next = false;
+        for g in 0..self._groups {
+            self.s2_lgt[g].clock.next = self.clock.val();
+            self.s2_leq[g].clock.next = self.clock.val();
+            self.deq.next = (self.una_slot.val() >> 4) == self.kc[g].val();
+            self.s2_lgt[g].d.next = self.drun.val();
+            self.s2_leq[g].d.next = self.deq.val();
+            self.drun.next = self.drun.val() | self.deq.val();
+        }
+        self.drun.next = false;
+        for j in 0..16 {
+            self.s2_lge[j].clock.next = self.clock.val();
+            self.drun.next = self.drun.val() | ((self.una_slot.val() & 15) == self.kc[j].val());
+            self.s2_lge[j].d.next = self.drun.val();
+        }
+        self.drun.next = false;
+        for g in 0..self._groups {
+            self.s2_cgt[g].clock.next = self.clock.val();
+            self.s2_ceq[g].clock.next = self.clock.val();
+            self.deq.next = (self.hc10.val() >> 4) == self.kc[g].val();
+            self.s2_cgt[g].d.next = self.drun.val();
+            self.s2_ceq[g].d.next = self.deq.val();
+            self.drun.next = self.drun.val() | self.deq.val();
+        }
+        self.drun.next = false;
+        for j in 0..16 {
+            self.s2_cge[j].clock.next = self.clock.val();
+            self.drun.next = self.drun.val() | ((self.hc10.val() & 15) == self.kc[j].val());
+            self.s2_cge[j].d.next = self.drun.val();
+        }
+        self.drun.next = false;
+        for g in 0..self._groups {
+            self.s2_hgt[g].clock.next = self.clock.val();
+            self.s2_heq[g].clock.next = self.clock.val();
+            self.deq.next = (self.hh10.val() >> 4) == self.kc[g].val();
+            self.s2_hgt[g].d.next = self.drun.val();
+            self.s2_heq[g].d.next = self.deq.val();
+            self.drun.next = self.drun.val() | self.deq.val();
+        }
+        self.drun.next = false;
+        for j in 0..16 {
+            self.s2_hge[j].clock.next = self.clock.val();
+            self.drun.next = self.drun.val() | ((self.hh10.val() & 15) == self.kc[j].val());
+            self.s2_hge[j].d.next = self.drun.val();
+        }
         for x in 0..self._nb9 {
             self.s2_bext[x].clock.next = self.clock.val();
             self.s2_bext[x].d.next = (self.bs.val() >> 3) == self.bbc[x].val();
