@@ -342,6 +342,8 @@ pub struct SackTxScoreboard {
     f4b: Signal<Local, Bits<4>>,
     rbm: Signal<Local, Bits<18>>,
     dl2: Signal<Local, Bits<32>>,
+    bdif0: Signal<Local, Bits<32>>,
+    bdif1: Signal<Local, Bits<32>>,
     dif0: Signal<Local, Bits<32>>,
     dif1: Signal<Local, Bits<32>>,
     age_ok: Signal<Local, Bit>,
@@ -640,6 +642,8 @@ impl SackTxScoreboard {
             f4b: Default::default(),
             rbm: Default::default(),
             dl2: Default::default(),
+            bdif0: Default::default(),
+            bdif1: Default::default(),
             dif0: Default::default(),
             dif1: Default::default(),
             age_ok: Default::default(),
@@ -888,17 +892,26 @@ impl Logic for SackTxScoreboard {
         self.s3_slot.d.next = self.s2_slot.q.val();
         if self.byp.q.val() {
             self.d_ev.d.next = self.byp_ev.q.val();
-            self.dl2.next = self.byp_dl.q.val();
         } else {
             self.d_ev.d.next = bit_cast::<8, 40>(self.ram.read_data.val() >> 32);
-            self.dl2.next = bit_cast::<32, 40>(self.ram.read_data.val());
         }
         // The head's age (now - deadline >= 0) is decided here for both values `now` can
-        // have at S3 (now, or now + 1 after a TICK in S1 this cycle), so S3 only selects.
+        // have at S3 (now, or now + 1 after a TICK in S1 this cycle), so S3 only selects;
+        // and for both deadlines (the RAM's, the bypassed write's), so the RAM output (slow
+        // without its output register) goes straight into the subtract, not through a mux.
+        self.dl2.next = bit_cast::<32, 40>(self.ram.read_data.val());
         self.dif0.next = self.now.q.val() - self.dl2.val();
         self.dif1.next = self.now1.q.val() - self.dl2.val();
+        self.bdif0.next = self.now.q.val() - self.byp_dl.q.val();
+        self.bdif1.next = self.now1.q.val() - self.byp_dl.q.val();
         if self.is_tick.val() {
-            self.age_ok.next = (self.dif1.val() >> 31) == 0;
+            if self.byp.q.val() {
+                self.age_ok.next = (self.bdif1.val() >> 31) == 0;
+            } else {
+                self.age_ok.next = (self.dif1.val() >> 31) == 0;
+            }
+        } else if self.byp.q.val() {
+            self.age_ok.next = (self.bdif0.val() >> 31) == 0;
         } else {
             self.age_ok.next = (self.dif0.val() >> 31) == 0;
         }
