@@ -14,11 +14,15 @@
 //!      NACK  valid -> mark need_rtx at this edge; EV RAM read at the slot
 //!      TICK  now++; EV RAM read at the head (una % W)
 //!      SACK  cack/offset/bitmap checks (stale / bad / good): one subtract of una from each
-//!            S0 sum, in parallel, then one compare; lengths; base slot = q_x % W
+//!            S0 sum, in parallel, then one compare; lengths; base slot = q_x % W;
+//!            mask bounds lo = una % W, ends (cack + 1) % W and (q_h - q_thr1) % W decoded
+//!            per 16-slot group (s2_*gt / s2_*eq / s2_*ge), full / wrapped / has-holes
 //!                  |  (s2_*; RAM data)
-//!  S2  SACK masks: cum = (k - lo) % W < cack - una + 1, hole = ... < hr - thr,
+//!  S2  SACK masks: cum = (k - lo) % W < cack - una + 1, hole = ... < hr - thr, each a
+//!      LUT or two per slot from the decoded bounds (k in [lo, end), or outside [end, lo)),
 //!      bitmap << base % 8 placed as 9 bytes at abyte base / 8 (one-hot, 9:1 per abyte)
-//!      head age from the RAM data: now - deadline >= 0 for now or now + 1 (TICK at S1);
+//!      head age from the RAM data: now - deadline >= 0 for now or now + 1 (TICK at S1),
+//!      against the RAM's and the bypassed deadline in parallel;
 //!      the timeout's scalar terms (TICK, una unchanged, not re-sent, age) -> s3_tok
 //!      head flags as of S3, per 16-slot group (pg): s2_hot & alive & not killed by this
 //!      edge's SACK apply; scalar kills (NACK on the head at S1, the previous TICK's mark)
