@@ -10,9 +10,9 @@
 //!  S1  checks against committed una/nxt + slot flags (OR of 16 group flops, c_* patches)
 //!      SEND  new (psn == nxt, window vs una_d2 from win0/win1) | retransmit (marked) | refused
 //!            -> flags at this edge, EV RAM write registered (w_*), {ev, now + 2^e} one edge
-//!            later; a read meeting that pending write takes its data (byp)
-//!      NACK  valid -> mark need_rtx at this edge; EV RAM read at the slot
-//!      TICK  now++; EV RAM read at the head (una % W)
+//!            later; a read that missed a pending write takes its data (bya/mb -> byp)
+//!      NACK  valid -> mark need_rtx at this edge; EV RAM data (read at S0) of the slot
+//!      TICK  now++; EV RAM data (read at S0) of the head (una % W as S1 sees it)
 //!      SACK  cack/offset/bitmap checks (stale / bad / good): one subtract of una from each
 //!            S0 sum, in parallel, then one compare; lengths; base slot = q_x % W;
 //!            mask bounds lo = una % W, ends (cack + 1) % W and (q_h - q_thr1) % W decoded
@@ -39,11 +39,14 @@
 //!
 //! One op per clock, every output registered. Per slot (`psn % W`) there are four flops:
 //! outstanding, acked, need-retransmit and hole-marked; the EV index and deadline live in a
-//! RAM (40 bits: ev << 32 | deadline), written at S1 by a SEND and read at S1 by a NACK or
-//! TICK. The write is registered (`w_*`) and lands at the edge after S1, so the next op's S1
-//! read can meet it in the same cycle; rust-hdl's RAM then returns old data, so `byp` records
-//! the match and the pending write's {ev, deadline} replace the read data. Every read therefore
-//! returns what a write at S1 would give (the model writes at S1).
+//! RAM (40 bits: ev << 32 | deadline), written at S1 by a SEND and read for a NACK or TICK.
+//! The read is addressed at S0 (a TICK's at `una + pc_q`, the una its S1 will see) and its
+//! output registered raw at S1 (`ram_q`): without the DP16KD output register the RAM's
+//! clock-to-out is about 5.8 ns, too much to put logic behind. The write is registered
+//! (`w_*`) and lands at the edge after S1, so a read misses two writes: the one landing at
+//! the read's own edge (`bya`, matched at S0) and the S1 op's (`mb`, its address matched at
+//! S0, its enable seen at S1); the newer one's {ev, deadline} replace the read data (`byp`).
+//! Every read therefore returns what a write at S1 would give (the model writes at S1).
 //!
 //! Timers: `now` counts TICKs (1.024 us). A SEND stores `now + 2^e`, `e = rto_exp` for a
 //! non-head PSN and `rto_exp + max(head_tmo - rto_linear_retries, 0)` for the head, capped at
@@ -212,6 +215,11 @@ pub struct SackTxScoreboard {
     byp: DFF<Bit>,
     byp_ev: DFF<Bits<8>>,
     byp_dl: DFF<Bits<32>>,
+    ram_q: DFF<Bits<40>>,
+    bya: DFF<Bit>,
+    bya_ev: DFF<Bits<8>>,
+    bya_dl: DFF<Bits<32>>,
+    mb: DFF<Bit>,
     win0: DFF<Bit>,
     win1: DFF<Bit>,
     sn_q: DFF<Bit>,
@@ -291,6 +299,7 @@ pub struct SackTxScoreboard {
     e5: Signal<Local, Bits<5>>,
     dl: Signal<Local, Bits<32>>,
     raddr: Signal<Local, Bits<10>>,
+    byb: Signal<Local, Bit>,
     sh72: Signal<Local, Bits<72>>,
     t8: Signal<Local, Bits<8>>,
     hc10: Signal<Local, Bits<10>>,
@@ -512,6 +521,11 @@ impl SackTxScoreboard {
             byp: Default::default(),
             byp_ev: Default::default(),
             byp_dl: Default::default(),
+            ram_q: Default::default(),
+            bya: Default::default(),
+            bya_ev: Default::default(),
+            bya_dl: Default::default(),
+            mb: Default::default(),
             win0: Default::default(),
             win1: Default::default(),
             sn_q: Default::default(),
@@ -591,6 +605,7 @@ impl SackTxScoreboard {
             e5: Default::default(),
             dl: Default::default(),
             raddr: Default::default(),
+            byb: Default::default(),
             sh72: Default::default(),
             t8: Default::default(),
             hc10: Default::default(),
@@ -743,6 +758,11 @@ impl Logic for SackTxScoreboard {
             byp,
             byp_ev,
             byp_dl,
+            ram_q,
+            bya,
+            bya_ev,
+            bya_dl,
+            mb,
             win0,
             win1,
             sn_q,
@@ -852,13 +872,8 @@ impl Logic for SackTxScoreboard {
         // base slot = (una + cack + offset - una) % W
         self.bs.next = bit_cast::<10, 18>(self.q_x.q.val()) & self.wm.val();
 
-        // EV RAM: one read (TICK: the head; otherwise the op's PSN), the SEND's write.
-        if self.is_tick.val() {
-            self.raddr.next = self.una_slot.val();
-        } else {
-            self.raddr.next = self.slot.val();
-        }
-        self.ram.read_address.next = self.raddr.val();
+        // EV RAM: one read (TICK: the head; otherwise the op's PSN), addressed at S0 (below)
+        // so the RAM's output is registered raw here (ram_q); the SEND's write.
         self.extra.next = bits::<6>(0);
         if self.q_head.q.val() & (self.head_tmo.q.val() > bit_cast::<6, 3>(self.q_lin.q.val())) {
             self.extra.next = self.head_tmo.q.val() - bit_cast::<6, 3>(self.q_lin.q.val());
@@ -880,9 +895,19 @@ impl Logic for SackTxScoreboard {
         self.ram.write_data.next =
             (bit_cast::<40, 8>(self.w_ev.q.val()) << 32) | bit_cast::<40, 32>(self.dl.val());
         self.ram.write_enable.next = self.w_en.q.val();
-        self.byp.d.next = self.w_en.q.val() & (self.w_addr.q.val() == self.raddr.val());
-        self.byp_ev.d.next = self.w_ev.q.val();
-        self.byp_dl.d.next = self.dl.val();
+        // The read (at S0, last cycle) missed two writes: the one that landed at the read's
+        // own edge (bya: matched then, its data kept) and the one landing at this edge (the
+        // previous S1 op's: its address matched then (mb), enabled now). The newer wins.
+        self.ram_q.d.next = self.ram.read_data.val();
+        self.byb.next = self.mb.q.val() & self.w_en.q.val();
+        self.byp.d.next = self.byb.val() | self.bya.q.val();
+        if self.byb.val() {
+            self.byp_ev.d.next = self.w_ev.q.val();
+            self.byp_dl.d.next = self.dl.val();
+        } else {
+            self.byp_ev.d.next = self.bya_ev.q.val();
+            self.byp_dl.d.next = self.bya_dl.q.val();
+        }
 
         // ---------------- S2 -> S3: registers of the op in S2 -----------------------------
         self.s3_sack.d.next = self.s2_sack.q.val();
@@ -897,13 +922,13 @@ impl Logic for SackTxScoreboard {
         if self.byp.q.val() {
             self.d_ev.d.next = self.byp_ev.q.val();
         } else {
-            self.d_ev.d.next = bit_cast::<8, 40>(self.ram.read_data.val() >> 32);
+            self.d_ev.d.next = bit_cast::<8, 40>(self.ram_q.q.val() >> 32);
         }
         // The head's age (now - deadline >= 0) is decided here for both values `now` can
         // have at S3 (now, or now + 1 after a TICK in S1 this cycle), so S3 only selects;
         // and for both deadlines (the RAM's, the bypassed write's), so the RAM output (slow
         // without its output register) goes straight into the subtract, not through a mux.
-        self.dl2.next = bit_cast::<32, 40>(self.ram.read_data.val());
+        self.dl2.next = bit_cast::<32, 40>(self.ram_q.q.val());
         self.dif0.next = self.now.q.val() - self.dl2.val();
         self.dif1.next = self.now1.q.val() - self.dl2.val();
         self.bdif0.next = self.now.q.val() - self.byp_dl.q.val();
@@ -1397,6 +1422,21 @@ impl Logic for SackTxScoreboard {
             self.s2_hot[k].clock.next = self.clock.val();
             self.s2_hot[k].d.next = self.kc[k].val() == self.una_slot.val();
         }
+
+        // S0: the EV RAM read for the op's S1 (TICK: the head, at una as S1 will see it,
+        // una + pc_q; otherwise psn % W), and the two writes it cannot see (see S1).
+        if self.op.val() == 4 {
+            self.raddr.next = (bit_cast::<10, 24>(self.r_una.q.val())
+                + bit_cast::<10, 4>(self.pc_q.q.val()))
+                & self.wm.val();
+        } else {
+            self.raddr.next = bit_cast::<10, 24>(self.psn.val()) & self.wm.val();
+        }
+        self.ram.read_address.next = self.raddr.val();
+        self.bya.d.next = self.w_en.q.val() & (self.w_addr.q.val() == self.raddr.val());
+        self.bya_ev.d.next = self.w_ev.q.val();
+        self.bya_dl.d.next = self.dl.val();
+        self.mb.d.next = self.slot.val() == self.raddr.val();
 
         // S0: register the op and the config ports
         self.q_op.d.next = self.op.val();
