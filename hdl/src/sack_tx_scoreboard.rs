@@ -2,8 +2,10 @@
 //!
 //! ```text
 //!  op + fields --S0 regs (q_*, one-hot q_hot of psn % W, msb(bitmap) as an 8 x 8 encoder,
-//!                  una-free SACK sums q_c1 = cack + 1, q_x = cack + off, q_xm = q_x + msb,
-//!                  q_h = highest SACKed + 1, q_thr1; psn - una(S1) < W and == 0;
+//!                  SACK sums q_c1 = cack + 1, q_x = cack + off, q_h = highest SACKed + 1,
+//!                  q_thr1; against una(S1) = una + pc_q: ca = cack + 1 - una,
+//!                  rbm = q_x + msb - una, hr1 = q_h - una, nxt - una for nxt and nxt + 1;
+//!                  psn - una(S1) < W and == 0;
 //!                  the slot's flags as this edge leaves them per 16-slot group (p_oa, p_rt)
 //!                  and whether the S1 op / a firing timeout hits the same slot (c_*))
 //!                  |
@@ -13,8 +15,8 @@
 //!            later; a read that missed a pending write takes its data (bya/mb -> byp)
 //!      NACK  valid -> mark need_rtx at this edge; EV RAM data (read at S0) of the slot
 //!      TICK  now++; EV RAM data (read at S0) of the head (una % W as S1 sees it)
-//!      SACK  cack/offset/bitmap checks (stale / bad / good): one subtract of una from each
-//!            S0 sum, in parallel, then one compare; lengths; base slot = q_x % W;
+//!      SACK  cack/offset/bitmap checks (stale / bad / good): one compare of two flops
+//!            each (the S0 differences; nxt - una picked by sn_q); lengths; base slot q_x % W;
 //!            mask bounds lo = una % W, ends (cack + 1) % W and (q_h - q_thr1) % W decoded
 //!            per 16-slot group (s2_*gt / s2_*eq / s2_*ge), full / wrapped / has-holes
 //!                  |  (s2_*; RAM data)
@@ -138,7 +140,11 @@ pub struct SackTxScoreboard {
     q_bmnz: DFF<Bit>,
     q_c1: DFF<Bits<24>>,
     q_x: DFF<Bits<18>>,
-    q_xm: DFF<Bits<18>>,
+    q_rbm: DFF<Bits<18>>,
+    q_ca: DFF<Bits<24>>,
+    q_hr1: DFF<Bits<18>>,
+    q_no0: DFF<Bits<24>>,
+    q_no1: DFF<Bits<24>>,
     q_h: DFF<Bits<18>>,
     q_thr1: DFF<Bits<18>>,
     q_m: DFF<Bits<2>>,
@@ -346,7 +352,8 @@ pub struct SackTxScoreboard {
     xs: Signal<Local, Bits<18>>,
     xm: Signal<Local, Bits<18>>,
     xh: Signal<Local, Bits<18>>,
-    una18: Signal<Local, Bits<18>>,
+    una_nx: Signal<Local, Bits<24>>,
+    hq: Signal<Local, Bits<18>>,
     psl: Signal<Local, Bits<10>>,
     dnu: Signal<Local, Bits<24>>,
     dnu1: Signal<Local, Bits<24>>,
@@ -447,7 +454,11 @@ impl SackTxScoreboard {
             q_bmnz: Default::default(),
             q_c1: Default::default(),
             q_x: Default::default(),
-            q_xm: Default::default(),
+            q_rbm: Default::default(),
+            q_ca: Default::default(),
+            q_hr1: Default::default(),
+            q_no0: Default::default(),
+            q_no1: Default::default(),
             q_h: Default::default(),
             q_thr1: Default::default(),
             q_m: Default::default(),
@@ -652,7 +663,8 @@ impl SackTxScoreboard {
             xs: Default::default(),
             xm: Default::default(),
             xh: Default::default(),
-            una18: Default::default(),
+            una_nx: Default::default(),
+            hq: Default::default(),
             psl: Default::default(),
             dnu: Default::default(),
             dnu1: Default::default(),
@@ -693,7 +705,11 @@ impl Logic for SackTxScoreboard {
             q_bmnz,
             q_c1,
             q_x,
-            q_xm,
+            q_rbm,
+            q_ca,
+            q_hr1,
+            q_no0,
+            q_no1,
             q_h,
             q_thr1,
             q_m,
@@ -791,7 +807,13 @@ impl Logic for SackTxScoreboard {
         // ---------------- S1: the registered op against the committed state ------------
         self.una_slot.next = bit_cast::<10, 24>(self.r_una.q.val()) & self.wm.val();
         self.slot.next = bit_cast::<10, 24>(self.q_psn.q.val()) & self.wm.val();
-        self.n_out.next = self.r_nxt.q.val() - self.r_una.q.val();
+        // nxt - una, subtracted at S0 from the una this cycle sees (una + pc_q then) for
+        // both values of nxt: the previous cycle's SEND advanced it exactly when sn_q.
+        if self.sn_q.q.val() {
+            self.n_out.next = self.q_no1.q.val();
+        } else {
+            self.n_out.next = self.q_no0.q.val();
+        }
         // The op slot's flags, read at S0 per 16-slot group (p_oa: outstanding and unacked,
         // p_rt: that and marked) and corrected here for the previous op's own update of the
         // same slot and a timeout mark on it (c_*, scalar); see the S0 section.
@@ -844,15 +866,14 @@ impl Logic for SackTxScoreboard {
         self.nk_pre.next = self.is_nack.val() & !self.err.q.val() & self.in_win.val();
         self.send_rtx.next = self.sr_pre.val() & self.frt.val();
         self.nack_ok.next = self.nk_pre.val() & self.foa.val();
-        // SACK checks: every una-independent sum was formed at S0 (q_c1 = cack + 1,
-        // q_x = cack + offset, q_xm = q_x + msb, q_h = highest SACKed + 1), so each quantity
-        // here is one subtract of una, all in parallel, then one compare.
-        self.una18.next = bit_cast::<18, 24>(self.r_una.q.val());
-        self.ca.next = self.q_c1.q.val() - self.r_una.q.val();
+        // SACK checks: every una-relative quantity was subtracted at S0 from the una this
+        // cycle sees (ca = cack + 1 - una, rbm = cack + offset + msb - una, hr1 = highest
+        // SACKed + 1 - una), so each check here is one compare of two flops.
+        self.ca.next = self.q_ca.q.val();
         self.cum_ok.next = self.ca.val() <= self.n_out.val();
         self.off_pos.next = !self.q_off.q.val().get_bit(15) & (self.q_off.q.val() != 0);
         self.bmnz.next = self.q_bmnz.q.val();
-        self.rbm.next = self.q_xm.q.val() - self.una18.val();
+        self.rbm.next = self.q_rbm.q.val();
         self.bm_ok.next =
             !self.bmnz.val() | (bit_cast::<24, 18>(self.rbm.val()) < self.n_out.val());
         self.sack_good.next = self.is_sack.val()
@@ -862,7 +883,7 @@ impl Logic for SackTxScoreboard {
             & self.bm_ok.val();
         self.stale.next =
             self.is_sack.val() & !self.err.q.val() & !self.cum_ok.val() & self.ca.val().get_bit(23);
-        self.hr1.next = self.q_h.q.val() - self.una18.val();
+        self.hr1.next = self.q_hr1.q.val();
         self.thr1.next = self.q_thr1.q.val();
         self.rb.next = self.hr1.val() - self.thr1.val();
         self.lh.next = bits::<11>(0);
@@ -1502,10 +1523,17 @@ impl Logic for SackTxScoreboard {
         self.q_bmnz.d.next = self.bitmap.val() != 0;
         // una-independent SACK sums (mod 2^18 where 18 bits suffice)
         self.q_c1.d.next = self.cack.val() + 1;
+        // una as S1 will see it: this edge adds popcount(clr_q). Every S1 quantity relative
+        // to una is subtracted here, so S1's checks start from flops (after a reset S1 holds
+        // no op, so a stale una_nx is never used).
+        self.una_nx.next = self.r_una.q.val() + bit_cast::<24, 4>(self.pc_q.q.val());
+        self.q_ca.d.next = (self.cack.val() + 1) - self.una_nx.val();
+        self.q_no0.d.next = self.r_nxt.q.val() - self.una_nx.val();
+        self.q_no1.d.next = self.nxt1.val() - self.una_nx.val();
         self.xs.next = bit_cast::<18, 24>(self.cack.val()) + bit_cast::<18, 16>(self.offset.val());
         self.q_x.d.next = self.xs.val();
         self.xm.next = self.xs.val() + bit_cast::<18, 6>(self.t6.val());
-        self.q_xm.d.next = self.xm.val();
+        self.q_rbm.d.next = self.xm.val() - bit_cast::<18, 24>(self.una_nx.val());
         // cack + offset + 1 is summed beside cack + offset, so the encoder's output meets
         // one carry chain on each path (it was msb + 1, then a second add).
         self.xs1.next = bit_cast::<18, 24>(self.cack.val())
@@ -1513,10 +1541,12 @@ impl Logic for SackTxScoreboard {
             + bits::<18>(1);
         self.xh.next = self.xs1.val() + bit_cast::<18, 6>(self.t6.val());
         if self.bitmap.val() != 0 {
-            self.q_h.d.next = self.xh.val();
+            self.hq.next = self.xh.val();
         } else {
-            self.q_h.d.next = bit_cast::<18, 24>(self.cack.val()) + 1;
+            self.hq.next = bit_cast::<18, 24>(self.cack.val()) + 1;
         }
+        self.q_h.d.next = self.hq.val();
+        self.q_hr1.d.next = self.hq.val() - bit_cast::<18, 24>(self.una_nx.val());
         self.q_thr1.d.next = bit_cast::<18, 10>(self.rtx_ooo_threshold.val()) + 1;
         self.q_m.d.next = self.m.val();
         self.q_rb.d.next = self.rcvd_bytes.val();
@@ -1532,7 +1562,7 @@ impl Logic for SackTxScoreboard {
         // emitted Verilog's compare and miss the PSN wrap.
         self.q_eq1.d.next = self.psn.val() == self.nxt1.val();
         // psn - una at S1, formed here: una at S1 is this edge's una + popcount(clr_q).
-        self.relp.next = self.psn.val() - self.r_una.q.val() - bit_cast::<24, 4>(self.pc_q.q.val());
+        self.relp.next = self.psn.val() - self.una_nx.val();
         self.q_inw.d.next = (self.relp.val() >> self.lgw.val()) == 0;
         self.q_head.d.next = self.relp.val() == 0;
         self.psl.next = bit_cast::<10, 24>(self.psn.val()) & self.wm.val();

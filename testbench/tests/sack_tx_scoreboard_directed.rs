@@ -187,6 +187,73 @@ fn edge_inputs_are_ignored_and_counted() {
     assert_eq!(y.una, init + 10);
 }
 
+/// The SACK checks against `nxt - una` hold on the cycle right after a SEND moved nxt and
+/// while una is advancing (the RTL subtracts una a cycle early, for both outcomes of the
+/// SEND): a SACK naming the PSN sent the cycle before, cumulatively or as the bitmap's last
+/// bit, is good; one naming the PSN after it is bad.
+#[test]
+fn sack_checks_see_the_send_of_the_cycle_before() {
+    for w in [64u32, 256] {
+        let cfg = NicConfig {
+            sack_window_bits: w,
+            ..NicConfig::default()
+        };
+        let init = M24 - 20;
+        let p = |i: u32| (init + i) & M24;
+        let mut b = Bench::new(&cfg, init, (20, 7, 25, 0));
+        let mut next = 0u32;
+        let mut bad = b.last.cnt_bad_sack;
+        // (cack, bitmap, good): offsets relative to the PSN just sent
+        let cases: [(i32, u64, bool); 4] = [
+            (0, 0, true),
+            (1, 0, false),
+            (-1, 0b1, true),
+            (-1, 0b11, false),
+        ];
+        // lead: none (una still), or the cycles between a 24-PSN SACK and the SEND, so that
+        // una advances (8 per clock) at the checked SACK's S0 and S1 in some alignment;
+        // gap: idle cycles between the SEND and the checked SACK.
+        let leads = [None, Some(1), Some(2), Some(3), Some(4), Some(5)];
+        for (lead, gap) in leads.iter().flat_map(|l| [(*l, 0), (*l, 1)]) {
+            for &(dc, bm, good) in &cases {
+                if let Some(d) = lead {
+                    for _ in 0..24 {
+                        b.send(p(next), 1);
+                        next += 1;
+                    }
+                    b.idle(3);
+                    b.sack(p(next - 1), 1, 0);
+                    b.idle(d);
+                }
+                b.send(p(next), 2);
+                next += 1;
+                b.idle(gap);
+                b.sack((p(next - 1) as i32 + dc) as u32, 1, bm);
+                let y = b.idle(12);
+                assert_eq!(y.nxt, p(next), "W = {w}: the SEND was new");
+                if good {
+                    assert_eq!(
+                        y.una,
+                        p(next),
+                        "W = {w}, {dc} {bm:b} lead {lead:?} gap {gap}: good SACK acks up to nxt"
+                    );
+                    assert_eq!(y.cnt_bad_sack, bad);
+                } else {
+                    bad += 1;
+                    assert_eq!(
+                        y.cnt_bad_sack, bad,
+                        "W = {w}, {dc} {bm:b} lead {lead:?} gap {gap}: names an unsent PSN"
+                    );
+                    assert_eq!(y.una, p(next - 1));
+                    // ack what is outstanding before the next case
+                    b.sack(p(next - 1), 1, 0);
+                    assert_eq!(b.idle(12).una, p(next));
+                }
+            }
+        }
+    }
+}
+
 /// Retransmissions are offered oldest first, never an acked PSN, across the PSN wrap, and
 /// trimmed NACKs report the EV the packet used.
 #[test]
