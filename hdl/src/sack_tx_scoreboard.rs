@@ -4,7 +4,7 @@
 //!  op + fields --S0 regs (q_*, one-hot q_hot of psn % W, msb(bitmap) as an 8 x 8 encoder,
 //!                  SACK sums q_c1 = cack + 1, q_x = cack + off, q_h = highest SACKed + 1,
 //!                  q_thr1; against una(S1) = una + pc_q: ca = cack + 1 - una,
-//!                  rbm = q_x + msb - una, hr1 = q_h - una, nxt - una for nxt and nxt + 1;
+//!                  hr1 = q_h - una, nxt - una; room = nxt - cack - off (nxt, nxt + 1);
 //!                  psn - una(S1) < W and == 0;
 //!                  the slot's flags as this edge leaves them per 16-slot group (p_oa, p_rt)
 //!                  and whether the S1 op / a firing timeout hits the same slot (c_*))
@@ -140,7 +140,9 @@ pub struct SackTxScoreboard {
     q_bmnz: DFF<Bit>,
     q_c1: DFF<Bits<24>>,
     q_x: DFF<Bits<18>>,
-    q_rbm: DFF<Bits<18>>,
+    q_room0: DFF<Bits<24>>,
+    q_room1: DFF<Bits<24>>,
+    q_t6: DFF<Bits<6>>,
     q_ca: DFF<Bits<24>>,
     q_hr1: DFF<Bits<18>>,
     q_no0: DFF<Bits<24>>,
@@ -349,8 +351,8 @@ pub struct SackTxScoreboard {
     tb: Signal<Local, Bit>,
     by8: Signal<Local, Bits<8>>,
     nzv: Signal<Local, Bits<8>>,
-    xs: Signal<Local, Bits<18>>,
-    xm: Signal<Local, Bits<18>>,
+    xs24: Signal<Local, Bits<24>>,
+    xs1u: Signal<Local, Bits<18>>,
     xh: Signal<Local, Bits<18>>,
     una_nx: Signal<Local, Bits<24>>,
     hq: Signal<Local, Bits<18>>,
@@ -360,7 +362,8 @@ pub struct SackTxScoreboard {
     nxt1: Signal<Local, Bits<24>>,
     f4: Signal<Local, Bits<4>>,
     f4b: Signal<Local, Bits<4>>,
-    rbm: Signal<Local, Bits<18>>,
+    room: Signal<Local, Bits<24>>,
+    ca_nx: Signal<Local, Bits<24>>,
     dl2: Signal<Local, Bits<32>>,
     bdif0: Signal<Local, Bits<32>>,
     bdif1: Signal<Local, Bits<32>>,
@@ -454,7 +457,9 @@ impl SackTxScoreboard {
             q_bmnz: Default::default(),
             q_c1: Default::default(),
             q_x: Default::default(),
-            q_rbm: Default::default(),
+            q_room0: Default::default(),
+            q_room1: Default::default(),
+            q_t6: Default::default(),
             q_ca: Default::default(),
             q_hr1: Default::default(),
             q_no0: Default::default(),
@@ -660,8 +665,8 @@ impl SackTxScoreboard {
             tb: Default::default(),
             by8: Default::default(),
             nzv: Default::default(),
-            xs: Default::default(),
-            xm: Default::default(),
+            xs24: Default::default(),
+            xs1u: Default::default(),
             xh: Default::default(),
             una_nx: Default::default(),
             hq: Default::default(),
@@ -671,7 +676,8 @@ impl SackTxScoreboard {
             nxt1: Default::default(),
             f4: Default::default(),
             f4b: Default::default(),
-            rbm: Default::default(),
+            room: Default::default(),
+            ca_nx: Default::default(),
             dl2: Default::default(),
             bdif0: Default::default(),
             bdif1: Default::default(),
@@ -705,7 +711,9 @@ impl Logic for SackTxScoreboard {
             q_bmnz,
             q_c1,
             q_x,
-            q_rbm,
+            q_room0,
+            q_room1,
+            q_t6,
             q_ca,
             q_hr1,
             q_no0,
@@ -867,15 +875,24 @@ impl Logic for SackTxScoreboard {
         self.send_rtx.next = self.sr_pre.val() & self.frt.val();
         self.nack_ok.next = self.nk_pre.val() & self.foa.val();
         // SACK checks: every una-relative quantity was subtracted at S0 from the una this
-        // cycle sees (ca = cack + 1 - una, rbm = cack + offset + msb - una, hr1 = highest
-        // SACKed + 1 - una), so each check here is one compare of two flops.
+        // cycle sees (ca = cack + 1 - una, hr1 = highest SACKed + 1 - una), so each check
+        // here is one compare of two flops. The bitmap's end needs no una at all: it only
+        // matters when cum_ok and off_pos hold, and then cack + offset - una is in
+        // [0, n_out + 32766] (no 18-bit wrap), so "cack + offset + msb - una < nxt - una" is
+        // "msb < room", room = nxt - cack - offset as a signed 24-bit value (S0, both nxt).
         self.ca.next = self.q_ca.q.val();
         self.cum_ok.next = self.ca.val() <= self.n_out.val();
         self.off_pos.next = !self.q_off.q.val().get_bit(15) & (self.q_off.q.val() != 0);
         self.bmnz.next = self.q_bmnz.q.val();
-        self.rbm.next = self.q_rbm.q.val();
+        if self.sn_q.q.val() {
+            self.room.next = self.q_room1.q.val();
+        } else {
+            self.room.next = self.q_room0.q.val();
+        }
         self.bm_ok.next =
-            !self.bmnz.val() | (bit_cast::<24, 18>(self.rbm.val()) < self.n_out.val());
+            !self.bmnz.val()
+                | (!self.room.val().get_bit(23)
+                    & (bit_cast::<24, 6>(self.q_t6.q.val()) < self.room.val()));
         self.sack_good.next = self.is_sack.val()
             & !self.err.q.val()
             & self.cum_ok.val()
@@ -1527,13 +1544,15 @@ impl Logic for SackTxScoreboard {
         // to una is subtracted here, so S1's checks start from flops (after a reset S1 holds
         // no op, so a stale una_nx is never used).
         self.una_nx.next = self.r_una.q.val() + bit_cast::<24, 4>(self.pc_q.q.val());
-        self.q_ca.d.next = (self.cack.val() + 1) - self.una_nx.val();
+        self.ca_nx.next = (self.cack.val() + 1) - self.una_nx.val();
+        self.q_ca.d.next = self.ca_nx.val();
         self.q_no0.d.next = self.r_nxt.q.val() - self.una_nx.val();
         self.q_no1.d.next = self.nxt1.val() - self.una_nx.val();
-        self.xs.next = bit_cast::<18, 24>(self.cack.val()) + bit_cast::<18, 16>(self.offset.val());
-        self.q_x.d.next = self.xs.val();
-        self.xm.next = self.xs.val() + bit_cast::<18, 6>(self.t6.val());
-        self.q_rbm.d.next = self.xm.val() - bit_cast::<18, 24>(self.una_nx.val());
+        self.xs24.next = self.cack.val() + bit_cast::<24, 16>(self.offset.val());
+        self.q_x.d.next = bit_cast::<18, 24>(self.xs24.val());
+        self.q_room0.d.next = self.r_nxt.q.val() - self.xs24.val();
+        self.q_room1.d.next = self.nxt1.val() - self.xs24.val();
+        self.q_t6.d.next = self.t6.val();
         // cack + offset + 1 is summed beside cack + offset, so the encoder's output meets
         // one carry chain on each path (it was msb + 1, then a second add).
         self.xs1.next = bit_cast::<18, 24>(self.cack.val())
@@ -1546,7 +1565,14 @@ impl Logic for SackTxScoreboard {
             self.hq.next = bit_cast::<18, 24>(self.cack.val()) + 1;
         }
         self.q_h.d.next = self.hq.val();
-        self.q_hr1.d.next = self.hq.val() - bit_cast::<18, 24>(self.una_nx.val());
+        // hr1 = q_h - una with una taken off before the encoder's msb joins (one carry
+        // chain after the encoder, as for q_h itself)
+        self.xs1u.next = self.xs1.val() - bit_cast::<18, 24>(self.una_nx.val());
+        if self.bitmap.val() != 0 {
+            self.q_hr1.d.next = self.xs1u.val() + bit_cast::<18, 6>(self.t6.val());
+        } else {
+            self.q_hr1.d.next = bit_cast::<18, 24>(self.ca_nx.val());
+        }
         self.q_thr1.d.next = bit_cast::<18, 10>(self.rtx_ooo_threshold.val()) + 1;
         self.q_m.d.next = self.m.val();
         self.q_rb.d.next = self.rcvd_bytes.val();

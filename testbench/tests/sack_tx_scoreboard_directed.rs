@@ -167,6 +167,7 @@ fn edge_inputs_are_ignored_and_counted() {
     run(&mut b, &|b| b.sack(init + 6, 0, 1)); // offset < 1
     run(&mut b, &|b| b.sack(init + 6, -3, 1)); // negative offset
     run(&mut b, &|b| b.sack(init + 6, 1, 1 << 3)); // bitmap bit names PSN 110 (never sent)
+    run(&mut b, &|b| b.sack(init + 6, 8, 1)); // bitmap starts past nxt (PSN 114)
     run(&mut b, &|b| b.nack(init + 2, 1)); // NACK for an acked (retired) PSN
     run(&mut b, &|b| b.nack(init + 7, 1)); // NACK for an acked PSN still in the window
     run(&mut b, &|b| b.nack(init + 30, 1)); // NACK beyond nxt
@@ -175,7 +176,7 @@ fn edge_inputs_are_ignored_and_counted() {
     let y = b.last;
     assert_eq!(fb, 0, "ignored inputs produce no feedback");
     assert_eq!(y.cnt_stale_sack, c.cnt_stale_sack + 1);
-    assert_eq!(y.cnt_bad_sack, c.cnt_bad_sack + 4);
+    assert_eq!(y.cnt_bad_sack, c.cnt_bad_sack + 5);
     assert_eq!(y.cnt_bad_nack, c.cnt_bad_nack + 3);
     assert_eq!(y.cnt_bad_send, c.cnt_bad_send + 2);
     assert_eq!((y.una, y.nxt), (c.una, c.nxt));
