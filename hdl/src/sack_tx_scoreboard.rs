@@ -36,7 +36,8 @@
 //!  una loop: ptr (one-hot abyte) + mask -> clr_q, pc_q = popcount(clr), cptr_q
 //!            -> next edge: clear, una += pc_q
 //!  rtx pick: cand = need_rtx & out & ~acked; P1 per-16 first (at/after una, any) ->
-//!            P2 first group -> P3 re-validate against current flops, slot -> PSN
+//!            P2 first group (slot, and one-hot group x in-group index) ->
+//!            P3 re-validate against current flops (AND-OR by the one-hots), slot -> PSN
 //! ```
 //!
 //! One op per clock, every output registered. Per slot (`psn % W`) there are four flops:
@@ -266,6 +267,9 @@ pub struct SackTxScoreboard {
     s3_holem: Vec<DFF<Bit>>,
     ge_q: Vec<DFF<Bit>>,
     gh_any: Vec<DFF<Bit>>,
+    p2_g: Vec<DFF<Bit>>,
+    p2_n: Vec<DFF<Bit>>,
+    cvg: Signal<Local, Bit>,
     gh_first: Vec<DFF<Bits<4>>>,
     ga_any: Vec<DFF<Bit>>,
     ga_first: Vec<DFF<Bits<4>>>,
@@ -580,6 +584,9 @@ impl SackTxScoreboard {
             s3_holem: dffs(w),
             ge_q: dffs(w),
             gh_any: dffs(groups),
+            p2_g: dffs(groups),
+            p2_n: dffs(16),
+            cvg: Default::default(),
             gh_first: dffs(groups),
             ga_any: dffs(groups),
             ga_first: dffs(groups),
@@ -1319,13 +1326,27 @@ impl Logic for SackTxScoreboard {
         } else {
             self.p2_slot.d.next = bits::<10>(0);
         }
+        // P2's slot also registered one-hot as group and in-group index (p2_g, p2_n), so
+        // the re-validation is an AND-OR over the flags, not a 10-bit compare per slot.
+        for g in 0..self._groups {
+            self.p2_g[g].clock.next = self.clock.val();
+            self.p2_g[g].d.next = (self.p2_slot.d.val() >> 4) == self.kc[g].val();
+        }
+        for j in 0..16 {
+            self.p2_n[j].clock.next = self.clock.val();
+            self.p2_n[j].d.next = (self.p2_slot.d.val() & 15) == self.kc[j].val();
+        }
         self.cv.next = false;
-        for k in 0..self._w {
-            self.cv.next = self.cv.val()
-                | ((self.kc[k].val() == self.p2_slot.q.val())
-                    & self.rtx_f[k].q.val()
-                    & self.out_f[k].q.val()
-                    & !self.ack_f[k].q.val());
+        for g in 0..self._groups {
+            self.cvg.next = false;
+            for j in 0..16 {
+                self.cvg.next = self.cvg.val()
+                    | (self.p2_n[j].q.val()
+                        & self.rtx_f[g * 16 + j].q.val()
+                        & self.out_f[g * 16 + j].q.val()
+                        & !self.ack_f[g * 16 + j].q.val());
+            }
+            self.cv.next = self.cv.val() | (self.p2_g[g].q.val() & self.cvg.val());
         }
         self.o_rv.d.next = self.p2_valid.q.val() & self.cv.val() & !self.err.q.val();
         self.o_rpsn.d.next = bits::<24>(0);
