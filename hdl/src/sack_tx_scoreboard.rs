@@ -2,9 +2,10 @@
 //!
 //! ```text
 //!  op + fields --S0 regs (q_*, one-hot q_hot of psn % W, msb(bitmap) as an 8 x 8 encoder,
-//!                  SACK sums q_c1 = cack + 1, q_x = cack + off, q_h = highest SACKed + 1,
-//!                  q_thr1; against una(S1) = una + pc_q: ca = cack + 1 - una,
-//!                  hr1 = q_h - una, nxt - una; room = nxt - cack - off (nxt, nxt + 1);
+//!                  SACK sums q_c1 = cack + 1, q_x = cack + off, hole end less msb
+//!                  (hx, hc); against una(S1) = una + pc_q: ca = cack + 1 - una, hole
+//!                  length less msb (xb, cb), nxt - una; room = nxt - cack - off (for nxt
+//!                  and nxt + 1); msb registered alone (q_t6);
 //!                  psn - una(S1) < W and == 0;
 //!                  the slot's flags as this edge leaves them per 16-slot group (p_oa, p_rt)
 //!                  and whether the S1 op / a firing timeout hits the same slot (c_*))
@@ -17,8 +18,8 @@
 //!      TICK  now++; EV RAM data (read at S0) of the head (una % W as S1 sees it)
 //!      SACK  cack/offset/bitmap checks (stale / bad / good): one compare of two flops
 //!            each (the S0 differences; nxt - una picked by sn_q); lengths; base slot q_x % W;
-//!            mask bounds lo = una % W, ends (cack + 1) % W and (q_h - q_thr1) % W decoded
-//!            per 16-slot group (s2_*gt / s2_*eq / s2_*ge), full / wrapped / has-holes
+//!            mask bounds lo = una % W, ends (cack + 1) % W and (hx + msb) % W decoded
+//!            per 16-slot group (s2_*gt / s2_*eq / s2_*ge), cumulative full / wrapped / has-holes
 //!                  |  (s2_*; RAM data)
 //!  S2  SACK masks: cum = (k - lo) % W < cack - una + 1, hole = ... < hr - thr, each a
 //!      LUT or two per slot from the decoded bounds (k in [lo, end), or outside [end, lo)),
@@ -145,11 +146,12 @@ pub struct SackTxScoreboard {
     q_room1: DFF<Bits<24>>,
     q_t6: DFF<Bits<6>>,
     q_ca: DFF<Bits<24>>,
-    q_hr1: DFF<Bits<18>>,
+    q_xb: DFF<Bits<18>>,
     q_no0: DFF<Bits<24>>,
     q_no1: DFF<Bits<24>>,
-    q_h: DFF<Bits<18>>,
-    q_thr1: DFF<Bits<18>>,
+    q_cb: DFF<Bits<18>>,
+    q_hx: DFF<Bits<10>>,
+    q_hc: DFF<Bits<10>>,
     q_m: DFF<Bits<2>>,
     q_rb: DFF<Bits<24>>,
     q_reason: DFF<Bits<8>>,
@@ -189,7 +191,6 @@ pub struct SackTxScoreboard {
     s2_heq: Vec<DFF<Bit>>,
     s2_hge: Vec<DFF<Bit>>,
     s2_fc: DFF<Bit>,
-    s2_fh: DFF<Bit>,
     s2_wc: DFF<Bit>,
     s2_wh: DFF<Bit>,
     s2_hne: DFF<Bit>,
@@ -302,9 +303,7 @@ pub struct SackTxScoreboard {
     bmnz: Signal<Local, Bit>,
     rb: Signal<Local, Bits<18>>,
     bm_ok: Signal<Local, Bit>,
-    hr1: Signal<Local, Bits<18>>,
-    thr1: Signal<Local, Bits<18>>,
-    lh: Signal<Local, Bits<11>>,
+    hne: Signal<Local, Bit>,
     bs: Signal<Local, Bits<10>>,
     extra: Signal<Local, Bits<6>>,
     e7: Signal<Local, Bits<7>>,
@@ -350,16 +349,14 @@ pub struct SackTxScoreboard {
     sel_a: Signal<Local, Bits<10>>,
     cv: Signal<Local, Bit>,
     t6: Signal<Local, Bits<6>>,
-    xs1: Signal<Local, Bits<18>>,
+    hx: Signal<Local, Bits<18>>,
     t3: Signal<Local, Bits<3>>,
     tb: Signal<Local, Bit>,
     by8: Signal<Local, Bits<8>>,
     nzv: Signal<Local, Bits<8>>,
     xs24: Signal<Local, Bits<24>>,
-    xs1u: Signal<Local, Bits<18>>,
-    xh: Signal<Local, Bits<18>>,
+    hc: Signal<Local, Bits<18>>,
     una_nx: Signal<Local, Bits<24>>,
-    hq: Signal<Local, Bits<18>>,
     psl: Signal<Local, Bits<10>>,
     dnu: Signal<Local, Bits<24>>,
     dnu1: Signal<Local, Bits<24>>,
@@ -465,11 +462,12 @@ impl SackTxScoreboard {
             q_room1: Default::default(),
             q_t6: Default::default(),
             q_ca: Default::default(),
-            q_hr1: Default::default(),
+            q_xb: Default::default(),
             q_no0: Default::default(),
             q_no1: Default::default(),
-            q_h: Default::default(),
-            q_thr1: Default::default(),
+            q_cb: Default::default(),
+            q_hx: Default::default(),
+            q_hc: Default::default(),
             q_m: Default::default(),
             q_rb: Default::default(),
             q_reason: Default::default(),
@@ -506,7 +504,6 @@ impl SackTxScoreboard {
             s2_heq: dffs(groups),
             s2_hge: dffs(16),
             s2_fc: Default::default(),
-            s2_fh: Default::default(),
             s2_wc: Default::default(),
             s2_wh: Default::default(),
             s2_hne: Default::default(),
@@ -619,9 +616,7 @@ impl SackTxScoreboard {
             bmnz: Default::default(),
             rb: Default::default(),
             bm_ok: Default::default(),
-            hr1: Default::default(),
-            thr1: Default::default(),
-            lh: Default::default(),
+            hne: Default::default(),
             bs: Default::default(),
             extra: Default::default(),
             e7: Default::default(),
@@ -667,16 +662,14 @@ impl SackTxScoreboard {
             sel_a: Default::default(),
             cv: Default::default(),
             t6: Default::default(),
-            xs1: Default::default(),
+            hx: Default::default(),
             t3: Default::default(),
             tb: Default::default(),
             by8: Default::default(),
             nzv: Default::default(),
             xs24: Default::default(),
-            xs1u: Default::default(),
-            xh: Default::default(),
+            hc: Default::default(),
             una_nx: Default::default(),
-            hq: Default::default(),
             psl: Default::default(),
             dnu: Default::default(),
             dnu1: Default::default(),
@@ -722,11 +715,12 @@ impl Logic for SackTxScoreboard {
             q_room1,
             q_t6,
             q_ca,
-            q_hr1,
+            q_xb,
             q_no0,
             q_no1,
-            q_h,
-            q_thr1,
+            q_cb,
+            q_hx,
+            q_hc,
             q_m,
             q_rb,
             q_reason,
@@ -754,7 +748,6 @@ impl Logic for SackTxScoreboard {
             mcnt,
             s2_sack,
             s2_fc,
-            s2_fh,
             s2_wc,
             s2_wh,
             s2_hne,
@@ -882,7 +875,7 @@ impl Logic for SackTxScoreboard {
         self.send_rtx.next = self.sr_pre.val() & self.frt.val();
         self.nack_ok.next = self.nk_pre.val() & self.foa.val();
         // SACK checks: every una-relative quantity was subtracted at S0 from the una this
-        // cycle sees (ca = cack + 1 - una, hr1 = highest SACKed + 1 - una), so each check
+        // cycle sees (ca = cack + 1 - una; the hole length less the msb), so each check
         // here is one compare of two flops. The bitmap's end needs no una at all: it only
         // matters when cum_ok and off_pos hold, and then cack + offset - una is in
         // [0, n_out + 32766] (no 18-bit wrap), so "cack + offset + msb - una < nxt - una" is
@@ -896,10 +889,9 @@ impl Logic for SackTxScoreboard {
         } else {
             self.room.next = self.q_room0.q.val();
         }
-        self.bm_ok.next =
-            !self.bmnz.val()
-                | (!self.room.val().get_bit(23)
-                    & (bit_cast::<24, 6>(self.q_t6.q.val()) < self.room.val()));
+        self.bm_ok.next = !self.bmnz.val()
+            | (!self.room.val().get_bit(23)
+                & (bit_cast::<24, 6>(self.q_t6.q.val()) < self.room.val()));
         self.sack_good.next = self.is_sack.val()
             & !self.err.q.val()
             & self.cum_ok.val()
@@ -907,13 +899,20 @@ impl Logic for SackTxScoreboard {
             & self.bm_ok.val();
         self.stale.next =
             self.is_sack.val() & !self.err.q.val() & !self.cum_ok.val() & self.ca.val().get_bit(23);
-        self.hr1.next = self.q_hr1.q.val();
-        self.thr1.next = self.q_thr1.q.val();
-        self.rb.next = self.hr1.val() - self.thr1.val();
-        self.lh.next = bits::<11>(0);
-        if (self.q_thr.q.val() != 0) & (self.hr1.val() > self.thr1.val()) {
-            self.lh.next = bit_cast::<11, 18>(self.rb.val());
+        // The hole range's length, rb = hr1 - (threshold + 1) with hr1 = highest SACKed + 1
+        // - una: S0 formed it without the bitmap's msb (xb, and cb for an empty bitmap), so
+        // the encoder meets one short add here, not two carry chains at S0. It matters only
+        // for a good SACK, where hr1 is in [0, nxt - una], so rb > 0 is "bit 17 clear and
+        // non-zero" and no 18-bit wrap is involved.
+        if self.bmnz.val() {
+            self.rb.next = self.q_xb.q.val() + bit_cast::<18, 6>(self.q_t6.q.val());
+        } else {
+            self.rb.next = self.q_cb.q.val();
         }
+        // Unlike the cumulative range, the hole range is never full: rb <= (nxt - una) -
+        // (threshold + 1) < W, so it needs no "L >= W" flag.
+        self.hne.next =
+            (self.q_thr.q.val() != 0) & !self.rb.val().get_bit(17) & (self.rb.val() != 0);
         // base slot = (una + cack + offset - una) % W
         self.bs.next = bit_cast::<10, 18>(self.q_x.q.val()) & self.wm.val();
 
@@ -1065,8 +1064,8 @@ impl Logic for SackTxScoreboard {
                     }
                     self.s3_ackm[g * 16 + h * 8 + i].d.next = self.s2_sack.q.val()
                         & (self.s2_fc.q.val() | self.in_c.val() | self.t8.val().get_bit(i));
-                    self.s3_holem[g * 16 + h * 8 + i].d.next = self.s2_sack.q.val()
-                        & (self.s2_fh.q.val() | (self.s2_hne.q.val() & self.in_h.val()));
+                    self.s3_holem[g * 16 + h * 8 + i].d.next =
+                        self.s2_sack.q.val() & self.s2_hne.q.val() & self.in_h.val();
                 }
             }
         }
@@ -1402,14 +1401,18 @@ impl Logic for SackTxScoreboard {
         // S1 -> S2
         self.s2_sack.d.next = self.sack_good.val();
         // Mask bounds (see S2). The ends need no una: (una % W + cack + 1 - una) % W is
-        // (cack + 1) % W, and the hole end (una % W + hr1 - thr1) % W is (q_h - q_thr1) % W;
+        // (cack + 1) % W, and the hole end (una % W + rb) % W is (hx + msb) % W (hc if no bitmap);
         // so they are decoded from S0 flops beside the S1 checks. Lengths as before (11 bits).
         self.s2_fc.d.next =
             bit_cast::<12, 11>(bit_cast::<11, 24>(self.ca.val())) >= self.wc12.val();
-        self.s2_fh.d.next = bit_cast::<12, 11>(self.lh.val()) >= self.wc12.val();
-        self.s2_hne.d.next = (self.q_thr.q.val() != 0) & (self.hr1.val() > self.thr1.val());
+        self.s2_hne.d.next = self.hne.val();
         self.hc10.next = bit_cast::<10, 24>(self.q_c1.q.val()) & self.wm.val();
-        self.hh10.next = bit_cast::<10, 18>(self.q_h.q.val() - self.q_thr1.q.val()) & self.wm.val();
+        if self.bmnz.val() {
+            self.hh10.next =
+                (self.q_hx.q.val() + bit_cast::<10, 6>(self.q_t6.q.val())) & self.wm.val();
+        } else {
+            self.hh10.next = self.q_hc.q.val() & self.wm.val();
+        }
         self.s2_wc.d.next = self.hc10.val() < self.una_slot.val();
         self.s2_wh.d.next = self.hh10.val() < self.una_slot.val();
         // (gt: an earlier group matched; ge: an in-group index at or below this one did)
@@ -1574,27 +1577,17 @@ impl Logic for SackTxScoreboard {
         self.q_room0.d.next = self.r_nxt.q.val() - self.xs24.val();
         self.q_room1.d.next = self.nxt1.val() - self.xs24.val();
         self.q_t6.d.next = self.t6.val();
-        // cack + offset + 1 is summed beside cack + offset, so the encoder's output meets
-        // one carry chain on each path (it was msb + 1, then a second add).
-        self.xs1.next = bit_cast::<18, 24>(self.cack.val())
-            + bit_cast::<18, 16>(self.offset.val())
-            + bits::<18>(1);
-        self.xh.next = self.xs1.val() + bit_cast::<18, 6>(self.t6.val());
-        if self.bitmap.val() != 0 {
-            self.hq.next = self.xh.val();
-        } else {
-            self.hq.next = bit_cast::<18, 24>(self.cack.val()) + 1;
-        }
-        self.q_h.d.next = self.hq.val();
-        // hr1 = q_h - una with una taken off before the encoder's msb joins (one carry
-        // chain after the encoder, as for q_h itself)
-        self.xs1u.next = self.xs1.val() - bit_cast::<18, 24>(self.una_nx.val());
-        if self.bitmap.val() != 0 {
-            self.q_hr1.d.next = self.xs1u.val() + bit_cast::<18, 6>(self.t6.val());
-        } else {
-            self.q_hr1.d.next = bit_cast::<18, 24>(self.ca_nx.val());
-        }
-        self.q_thr1.d.next = bit_cast::<18, 10>(self.rtx_ooo_threshold.val()) + 1;
+        // The hole end less the msb: highest SACKed + 1 - (threshold + 1) is
+        // cack + offset + msb - threshold (bitmap) or cack - threshold (none); S1 adds the
+        // msb. Against una as S1 sees it for the length (xb, cb), mod W for the end (hx, hc).
+        self.hx.next =
+            bit_cast::<18, 24>(self.xs24.val()) - bit_cast::<18, 10>(self.rtx_ooo_threshold.val());
+        self.hc.next =
+            bit_cast::<18, 24>(self.cack.val()) - bit_cast::<18, 10>(self.rtx_ooo_threshold.val());
+        self.q_hx.d.next = bit_cast::<10, 18>(self.hx.val());
+        self.q_hc.d.next = bit_cast::<10, 18>(self.hc.val());
+        self.q_xb.d.next = self.hx.val() - bit_cast::<18, 24>(self.una_nx.val());
+        self.q_cb.d.next = self.hc.val() - bit_cast::<18, 24>(self.una_nx.val());
         self.q_m.d.next = self.m.val();
         self.q_rb.d.next = self.rcvd_bytes.val();
         self.q_reason.d.next = self.reason.val();
