@@ -14,9 +14,10 @@
 //!    |   rcvd_bytes as they are after this edge
 //!  B: base = inwin & (psn - 63 >= cack + 1) ? psn - 63 : cack + 1; offset; the base slot's
 //!    |   byte one-hot and bit one-hot, selected between both candidates pre-decoded at R
-//!  E: 9 bytes of the circular bitmap from the base byte (each a W/8:1 one-hot AND-OR)
-//!    |
-//!  O: 72 -> 64 bit shift by base % 8; every response field registered (0 without response)
+//!  E: 9 bytes of the circular bitmap from the base byte (each a W/8:1 one-hot AND-OR);
+//!    |   fill = live cack - base + 1 clipped to 0..=64 (what the loop consumed since R)
+//!  O: 72 -> 64 bit shift by base % 8, OR the low `fill` bits; every response field
+//!        registered (0 without response)
 //!        sack_valid | nack_valid, cack_out, sack_offset, sack_bitmap, ...   (t + 5)
 //!
 //!  advance loop, beside R, one byte per clock:
@@ -204,6 +205,7 @@ pub struct SackRxTracker {
     b_ooo: DFF<Bits<15>>,
     b_bytes: DFF<Bits<24>>,
     b_off: DFF<Bits<16>>,
+    b_base: DFF<Bits<24>>,
     b_bhot: Vec<DFF<Bit>>,
     b_shhot: Vec<DFF<Bit>>,
     // E
@@ -217,6 +219,7 @@ pub struct SackRxTracker {
     e_ooo: DFF<Bits<15>>,
     e_bytes: DFF<Bits<24>>,
     e_off: DFF<Bits<16>>,
+    e_fill: DFF<Bits<7>>,
     e_shhot: Vec<DFF<Bit>>,
     e_ext: Vec<DFF<Bit>>,
     // O
@@ -270,6 +273,8 @@ pub struct SackRxTracker {
     islot: Signal<Local, Bits<24>>,
     any: Signal<Local, Bit>,
     bm: Signal<Local, Bits<64>>,
+    fdd: Signal<Local, Bits<24>>,
+    fk: Vec<Constant<Bits<7>>>,
 
     _w: usize,
     _nb: usize,
@@ -425,6 +430,10 @@ impl SackRxTracker {
             o_bytes: Default::default(),
             o_reason: Default::default(),
             o_npsn: Default::default(),
+            b_base: Default::default(),
+            e_fill: Default::default(),
+            fdd: Default::default(),
+            fk: (0..64u64).map(|i| Constant::new(i.into())).collect(),
             lo_d: Default::default(),
             hi_d: Default::default(),
             lo_ok: Default::default(),
@@ -479,9 +488,9 @@ impl Logic for SackRxTracker {
             clr_q2, ncl_q, nclm1_q, cur, cack, cack_p1, hi_edge, lim_q, ooo, bytes, remaining,
             first, cnt_acc, cnt_dup, cnt_oow, cnt_trim, r_sack, r_nack, r_reason, r_psn, r_pm63,
             r_ev, r_m, r_inwin, r_cack, r_cack1, r_ooo, r_bytes, b_sack, b_nack, b_reason, b_psn,
-            b_ev, b_m, b_cack, b_ooo, b_bytes, b_off, e_sack, e_nack, e_reason, e_psn, e_ev, e_m,
-            e_cack, e_ooo, e_bytes, e_off, o_sack, o_nack, o_cack, o_off, o_bm, o_m, o_ev, o_ooo,
-            o_bytes, o_reason, o_npsn
+            b_ev, b_m, b_cack, b_ooo, b_bytes, b_off, b_base, e_fill, e_sack, e_nack, e_reason,
+            e_psn, e_ev, e_m, e_cack, e_ooo, e_bytes, e_off, o_sack, o_nack, o_cack, o_off, o_bm,
+            o_m, o_ev, o_ooo, o_bytes, o_reason, o_npsn
         );
 
         // ---- I: input registers, slot pre-decoded one-hot --------------------------------
@@ -747,8 +756,10 @@ impl Logic for SackRxTracker {
         self.use_psn.next = self.r_inwin.q.val() & (self.diff.val() < bits::<24>(0x80_0000));
         if self.use_psn.val() {
             self.b_off.d.next = bit_cast::<16, 24>(self.offd.val());
+            self.b_base.d.next = self.r_pm63.q.val();
         } else {
             self.b_off.d.next = bits::<16>(1);
+            self.b_base.d.next = self.r_cack1.q.val();
         }
         for b in 0..self._nb {
             self.b_bhot[b].clock.next = self.clock.val();
@@ -814,6 +825,16 @@ impl Logic for SackRxTracker {
         self.e_ooo.d.next = self.b_ooo.q.val();
         self.e_bytes.d.next = self.b_bytes.q.val();
         self.e_off.d.next = self.b_off.q.val();
+        // The snapshot cack is from R, two edges before this read; PSNs the loop consumed
+        // since are only in the live cack, so O sets every bit from the base up to it.
+        self.fdd.next = self.cack.q.val() - self.b_base.q.val();
+        if self.fdd.val().get_bit(23) {
+            self.e_fill.d.next = bits::<7>(0);
+        } else if self.fdd.val() >= bits::<24>(63) {
+            self.e_fill.d.next = bits::<7>(64);
+        } else {
+            self.e_fill.d.next = bit_cast::<7, 24>(self.fdd.val()) + 1;
+        }
 
         // ---- O: shift by base % 8, register every response field -------------------------
         self.bm.next = bits::<64>(0);
@@ -822,6 +843,7 @@ impl Logic for SackRxTracker {
             for s in 0..8 {
                 self.t.next = self.t.val() | (self.e_shhot[s].q.val() & self.e_ext[i + s].q.val());
             }
+            self.t.next = self.t.val() | (self.e_fill.q.val() > self.fk[i].val());
             self.bm.next = self.bm.val().replace_bit(i, self.t.val());
         }
         self.any.next = self.e_sack.q.val() | self.e_nack.q.val();
@@ -917,6 +939,8 @@ impl Logic for SackRxTracker {
             self.o_bytes.d.next = bits::<24>(0);
             self.o_reason.d.next = bits::<8>(0);
             self.o_npsn.d.next = bits::<24>(0);
+            self.b_base.d.next = bits::<24>(0);
+            self.e_fill.d.next = bits::<7>(0);
         }
         for b in 0..self._nb {
             if self.rst.val() {

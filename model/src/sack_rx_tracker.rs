@@ -14,8 +14,10 @@
 //! R  (edge of t+2)  commit: set the bit, counters, bytes, coalescing decision; snapshot
 //!                   cack / ooo / rcvd_bytes as they are after this edge
 //! B  (edge of t+3)  SACK base: offset, base slot (byte one-hot + bit shift)
-//! E  (edge of t+4)  9 bytes of the circular bitmap from the base byte
-//! O  (edge of t+5)  shift by base % 8, outputs (all response fields 0 without a response)
+//! E  (edge of t+4)  9 bytes of the circular bitmap from the base byte; fill = live cack -
+//!                   base + 1, clipped to 0..=64 (PSNs the loop consumed since the snapshot)
+//! O  (edge of t+5)  shift by base % 8, OR the low `fill` bits, outputs (all response fields
+//!                   0 without a response)
 //! ```
 //!
 //! The cumulative-advance loop runs beside the commit: `ptr` (the byte holding the loop head)
@@ -54,6 +56,15 @@ const PSN_MASK: u32 = 0xFF_FFFF;
 pub fn psn_sub(a: u32, b: u32) -> u32 {
     a.wrapping_sub(b) & PSN_MASK
 }
+/// The low `n` bits set (`n` <= 64).
+fn low_ones(n: u32) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    }
+}
+
 /// `a + b` mod 2^24.
 pub fn psn_add(a: u32, b: u32) -> u32 {
     a.wrapping_add(b) & PSN_MASK
@@ -211,10 +222,14 @@ pub struct SackRxTracker {
     b_off: u16,
     b_byte: usize,
     b_sh: u32,
+    /// The bitmap's first PSN (cack + offset).
+    b_base: u32,
     e: Rsp,
     e_off: u16,
     e_sh: u32,
     e_ext: u128,
+    /// Bitmap bits at and after the base that the live cack covers (0..=64), see E.
+    e_fill: u32,
     out: TrackerOutputs,
 }
 
@@ -250,10 +265,12 @@ impl SackRxTracker {
             b_off: 0,
             b_byte: 0,
             b_sh: 0,
+            b_base: 0,
             e: Rsp::default(),
             e_off: 0,
             e_sh: 0,
             e_ext: 0,
+            e_fill: 0,
             out: TrackerOutputs::default(),
         }
     }
@@ -362,16 +379,27 @@ impl SackRxTracker {
         // ---- B: SACK base from the snapshot ----------------------------------------------
         let r = self.r;
         let use_psn = r.inwin & !sign24(psn_sub(r.psn, psn_add(r.cack, 64)));
-        let (b_off_n, base_slot) = if use_psn {
+        let (b_off_n, base_slot, b_base_n) = if use_psn {
             (
                 psn_sub(r.psn, psn_add(r.cack, 63)) as u16,
                 psn_sub(r.psn, 63) & wm,
+                psn_sub(r.psn, 63),
             )
         } else {
-            (1, psn_add(r.cack, 1) & wm)
+            (1, psn_add(r.cack, 1) & wm, psn_add(r.cack, 1))
         };
 
         // ---- E: 9 bytes of the circular bitmap from the base byte -------------------------
+        // The snapshot cack is from R, two edges before this read; PSNs the loop consumed since
+        // are no longer in the bitmap, only in the live cack. Every bit from the base up to
+        // the live cack is therefore set at O, so a SACK never leaves out a PSN that arrived
+        // before its trigger (a final SACK that did would leave the sender to its RTO).
+        let fill_d = psn_sub(self.cack, self.b_base);
+        let fill_n = if sign24(fill_d) {
+            0
+        } else {
+            (fill_d + 1).min(64)
+        };
         let mut ext = 0u128;
         for k in 0..9 {
             let bi = (self.b_byte + k) % self.nb;
@@ -391,7 +419,7 @@ impl SackRxTracker {
             cack_out: if any { e.cack } else { 0 },
             sack_offset: if any { self.e_off } else { 0 },
             sack_bitmap: if any {
-                (self.e_ext >> self.e_sh) as u64
+                (self.e_ext >> self.e_sh) as u64 | low_ones(self.e_fill)
             } else {
                 0
             },
@@ -450,6 +478,8 @@ impl SackRxTracker {
         self.e_off = self.b_off;
         self.e_sh = self.b_sh;
         self.e_ext = ext;
+        self.e_fill = fill_n;
+        self.b_base = b_base_n;
         self.b = r;
         self.b_off = b_off_n;
         self.b_byte = (base_slot >> 3) as usize;
@@ -492,7 +522,9 @@ impl SackRxTracker {
             self.cnt = [0; 4];
             self.r = Rsp::default();
             self.b = Rsp::default();
+            self.b_base = 0;
             self.e = Rsp::default();
+            self.e_fill = 0;
             self.out = TrackerOutputs {
                 cack_psn: self.cack,
                 ..TrackerOutputs::default()

@@ -262,3 +262,58 @@ fn trims_nack_and_set_no_bit_counters_add_up() {
         (3, 2, 0, 2)
     );
 }
+
+/// A SACK claims every PSN that arrived up to its trigger and that it can name (at or below
+/// `cack_out`, or in the bitmap's 64). The cumulative loop consumes bitmap bits between the
+/// snapshot of cack (R) and the bitmap read (E); a final SACK that left those out would leave
+/// the sender waiting for its RTO (found by the core's clean-transfer test).
+#[test]
+fn a_sack_claims_every_psn_that_arrived_before_its_trigger() {
+    for w in [64u32, 256] {
+        let c = cfg(w);
+        for (burst, gap, hole) in [
+            (8u32, 0usize, None),
+            (40, 0, None),
+            (70, 1, None),
+            (30, 0, Some(3u32)),
+        ] {
+            let init = 0xFF_FFE0;
+            let mut s = Seq::new(&c, init);
+            let mut arrivals: Vec<(usize, u32)> = Vec::new();
+            for k in 0..burst {
+                if Some(k) == hole {
+                    continue;
+                }
+                let last = k + 1 == burst;
+                let t = s.pkt(psn_add(init, k), |x| x.pkt_ackreq = last || k % 7 == 6);
+                arrivals.push((t, psn_add(init, k)));
+                s.idle(gap);
+            }
+            let out = s.run(&c);
+            let mut sacks = 0;
+            for (t_out, y) in out.iter().enumerate().filter(|(_, y)| y.sack_valid) {
+                sacks += 1;
+                let trig = t_out - RSP_LATENCY;
+                // PSNs between cack_out and the base cannot be named (base = psn - 63).
+                let in_bitmap = |q: u32| (q.wrapping_sub(y.sack_base()) & 0xFF_FFFF) < 64;
+                let claimed = y.claimed_bitmap_psns();
+                for &(t, q) in arrivals.iter().filter(|(t, _)| *t <= trig) {
+                    let covered = !sign(y.cack_out.wrapping_sub(q)) || claimed.contains(&q);
+                    assert!(
+                        covered || !in_bitmap(q),
+                        "W {w} burst {burst} gap {gap} hole {hole:?}: the SACK of step {t_out} \
+                         (cack {:#x}, base {:#x}, bitmap {:#x}) leaves out PSN {q:#x} (step {t})",
+                        y.cack_out,
+                        y.sack_base(),
+                        y.sack_bitmap
+                    );
+                }
+            }
+            assert!(sacks >= 2, "W {w} burst {burst}: {sacks} SACKs");
+        }
+    }
+}
+
+fn sign(x: u32) -> bool {
+    x & 0x80_0000 != 0
+}
