@@ -4,6 +4,10 @@
 //! scoreboard op per QP per cycle, transmit pick, EV FIFO, feedback, NSCC event slots, RTT
 //! samples, QP control, EV event queue, counters). The cosim proves the two equal every cycle.
 //!
+//! Every scoreboard op is registered once more in the core (the B stage, `b_*`) before the
+//! scoreboard's ports: the transmit pick and the receive decode end at a flop instead of
+//! running on into the scoreboard's S0 slot decode (the core's critical path before it).
+//!
 //! Every glue decision reads the sub-blocks' registered outputs; the core's own outputs are
 //! registered (`tx_*`, `ack_*`) or a sub-block's registered output passed through (`una$i`,
 //! the MMIO responses; `wr_ready`/`rd_ready` are the CSR block's decode of this clock's
@@ -93,6 +97,20 @@ pub struct MrcCore {
     csr: MrcCsr,
     arb: EvSprayArbiter,
     sb: Vec<SackTxScoreboard>,
+    // B stage: each scoreboard's op and fields, registered once more in front of its ports.
+    b_op: Vec<DFF<Bits<3>>>,
+    b_psn: Vec<DFF<Bits<24>>>,
+    b_ev: Vec<DFF<Bits<8>>>,
+    b_cack: Vec<DFF<Bits<24>>>,
+    b_off: Vec<DFF<Bits<16>>>,
+    b_bm: Vec<DFF<Bits<64>>>,
+    b_m: Vec<DFF<Bits<2>>>,
+    b_rcvd: Vec<DFF<Bits<24>>>,
+    b_reason: Vec<DFF<Bits<8>>>,
+    b_rto_exp: Vec<DFF<Bits<5>>>,
+    b_rto_lin: Vec<DFF<Bits<3>>>,
+    b_rto_back: Vec<DFF<Bits<5>>>,
+    b_thr: Vec<DFF<Bits<10>>>,
     rx: Vec<SackRxTracker>,
     cc: Vec<NsccWindow>,
     /// EV values loaded (EV_READ_VALUE): 256 x 32, read registered, read-first.
@@ -272,6 +290,11 @@ pub struct MrcCore {
     l_samp_clr: Signal<Local, Bit>,
     l_rtt: Signal<Local, Bits<32>>,
     l_drops: Signal<Local, Bits<8>>,
+    // The SACK line's last entry (its SACK's acked_bytes are at the scoreboard's outputs now).
+    l_lv: Signal<Local, Bit>,
+    l_lq: Signal<Local, Bits<8>>,
+    l_le: Signal<Local, Bit>,
+    l_lr: Signal<Local, Bits<32>>,
     l_taken: Signal<Local, Bit>,
     l_sv: Signal<Local, Bit>,
     l_sk: Signal<Local, Bits<2>>,
@@ -334,6 +357,9 @@ pub struct MrcCore {
 
     // Elaboration-only: loop bounds and CSR vector indices.
     _q: usize,
+    /// SACK_TO_ACKED, and its last index (the HDL macro takes fields, not consts).
+    _ln: usize,
+    _lk: usize,
     _n_w1c: usize,
     _rw: [usize; 12],
     _ro: [usize; 22],
@@ -461,6 +487,19 @@ impl MrcCore {
             csr: MrcCsr::new(cfg),
             arb: EvSprayArbiter::new(cfg),
             sb: (0..q).map(|_| SackTxScoreboard::new(cfg)).collect(),
+            b_op: dffs(q),
+            b_psn: dffs(q),
+            b_ev: dffs(q),
+            b_cack: dffs(q),
+            b_off: dffs(q),
+            b_bm: dffs(q),
+            b_m: dffs(q),
+            b_rcvd: dffs(q),
+            b_reason: dffs(q),
+            b_rto_exp: dffs(q),
+            b_rto_lin: dffs(q),
+            b_rto_back: dffs(q),
+            b_thr: dffs(q),
             rx: (0..q).map(|_| SackRxTracker::new(cfg)).collect(),
             cc: (0..q).map(|_| NsccWindow::new(cfg)).collect(),
             shadow: RAM::from((0..256).map(|_| Bits::<32>::from(0u64))),
@@ -622,6 +661,10 @@ impl MrcCore {
             l_samp_clr: Default::default(),
             l_rtt: Default::default(),
             l_drops: Default::default(),
+            l_lv: Default::default(),
+            l_lq: Default::default(),
+            l_le: Default::default(),
+            l_lr: Default::default(),
             l_taken: Default::default(),
             l_sv: Default::default(),
             l_sk: Default::default(),
@@ -682,6 +725,8 @@ impl MrcCore {
             l_brtt: Default::default(),
             l_hent: Default::default(),
             _q: q,
+            _ln: SACK_TO_ACKED,
+            _lk: SACK_TO_ACKED - 1,
             _n_w1c: w1c.len(),
             _rw: rw_i,
             _ro: ro_i,
@@ -991,41 +1036,88 @@ impl Logic for MrcCore {
             self.sb[i].clock.next = self.clock.val();
             self.sb[i].rst.next = self.rst.val() | self.rst_q[i].q.val();
             self.sb[i].init_psn.next = self.l_init_psn.val();
-            self.sb[i].op.next = self.l_op.val();
+            self.sb[i].op.next = self.b_op[i].q.val();
+            self.sb[i].psn.next = self.b_psn[i].q.val();
+            self.sb[i].ev_idx.next = self.b_ev[i].q.val();
+            self.sb[i].cack.next = self.b_cack[i].q.val();
+            self.sb[i].offset.next = self.b_off[i].q.val();
+            self.sb[i].bitmap.next = self.b_bm[i].q.val();
+            self.sb[i].m.next = self.b_m[i].q.val();
+            self.sb[i].rcvd_bytes.next = self.b_rcvd[i].q.val();
+            self.sb[i].reason.next = self.b_reason[i].q.val();
+            self.sb[i].rto_exp.next = self.b_rto_exp[i].q.val();
+            self.sb[i].rto_linear_retries.next = self.b_rto_lin[i].q.val();
+            self.sb[i].rto_backoff_retries.next = self.b_rto_back[i].q.val();
+            self.sb[i].rtx_ooo_threshold.next = self.b_thr[i].q.val();
+            // The B stage: this cycle's op (decided from registered state) is registered here
+            // and reaches the scoreboard's ports next cycle.
+            self.b_op[i].clock.next = self.clock.val();
+            self.b_psn[i].clock.next = self.clock.val();
+            self.b_ev[i].clock.next = self.clock.val();
+            self.b_cack[i].clock.next = self.clock.val();
+            self.b_off[i].clock.next = self.clock.val();
+            self.b_bm[i].clock.next = self.clock.val();
+            self.b_m[i].clock.next = self.clock.val();
+            self.b_rcvd[i].clock.next = self.clock.val();
+            self.b_reason[i].clock.next = self.clock.val();
+            self.b_rto_exp[i].clock.next = self.clock.val();
+            self.b_rto_lin[i].clock.next = self.clock.val();
+            self.b_rto_back[i].clock.next = self.clock.val();
+            self.b_thr[i].clock.next = self.clock.val();
+            self.b_op[i].d.next = self.l_op.val();
+            // An op decided while the QP is held in reset is dropped, as its blocks would.
+            if self.rst_q[i].q.val() {
+                self.b_op[i].d.next = 0.into();
+            }
             // The PSN this QP would send if picked (the retransmit candidate when it may
-            // retransmit, else nxt), so the pick does not reach the scoreboard's S0 compares:
-            // a TICK or an idle cycle ignores the PSN, and a picked QP retransmits exactly when
-            // it has a candidate and no hold (the pick prefers retransmits).
-            self.sb[i].psn.next = self.nxt[i].q.val();
+            // retransmit, else nxt): a TICK or an idle cycle ignores the PSN, and a picked QP
+            // retransmits exactly when it has a candidate and no hold (the pick prefers
+            // retransmits).
+            self.b_psn[i].d.next = self.nxt[i].q.val();
             if self.sb[i].rtx_valid.val() & (self.hold[i].q.val() == 0) {
-                self.sb[i].psn.next = self.sb[i].rtx_psn.val();
+                self.b_psn[i].d.next = self.sb[i].rtx_psn.val();
             }
-            self.sb[i].ev_idx.next = self.l_h_idx.val();
+            self.b_ev[i].d.next = self.l_h_idx.val();
             if self.l_rx_op.val() & (self.rs_qp.q.val() == self.qi8[i].val()) {
-                self.sb[i].psn.next = self.rs_psn.q.val();
-                self.sb[i].ev_idx.next = self.rs_ev_idx.q.val();
+                self.b_psn[i].d.next = self.rs_psn.q.val();
+                self.b_ev[i].d.next = self.rs_ev_idx.q.val();
             }
-            self.sb[i].cack.next = self.rs_psn.q.val();
-            self.sb[i].offset.next = self.rs_offset.q.val();
-            self.sb[i].bitmap.next = self.rs_bitmap.q.val();
-            self.sb[i].m.next = self.rs_m.q.val();
-            self.sb[i].rcvd_bytes.next = self.rs_rcvd.q.val();
-            self.sb[i].reason.next = self.rs_reason.q.val();
-            self.sb[i].rto_exp.next = 0.into();
-            self.sb[i].rto_linear_retries.next = 0.into();
-            self.sb[i].rto_backoff_retries.next = 0.into();
-            self.sb[i].rtx_ooo_threshold.next = 0.into();
+            self.b_cack[i].d.next = self.rs_psn.q.val();
+            self.b_off[i].d.next = self.rs_offset.q.val();
+            self.b_bm[i].d.next = self.rs_bitmap.q.val();
+            self.b_m[i].d.next = self.rs_m.q.val();
+            self.b_rcvd[i].d.next = self.rs_rcvd.q.val();
+            self.b_reason[i].d.next = self.rs_reason.q.val();
+            self.b_rto_exp[i].d.next = 0.into();
+            self.b_rto_lin[i].d.next = 0.into();
+            self.b_rto_back[i].d.next = 0.into();
+            self.b_thr[i].d.next = 0.into();
             for j in self._rw[3]..self._rw_e[3] {
-                self.sb[i].rto_exp.next = self.csr.rw[j].val().get_bits::<5>(0);
+                self.b_rto_exp[i].d.next = self.csr.rw[j].val().get_bits::<5>(0);
             }
             for j in self._rw[4]..self._rw_e[4] {
-                self.sb[i].rto_linear_retries.next = self.csr.rw[j].val().get_bits::<3>(0);
+                self.b_rto_lin[i].d.next = self.csr.rw[j].val().get_bits::<3>(0);
             }
             for j in self._rw[5]..self._rw_e[5] {
-                self.sb[i].rto_backoff_retries.next = self.csr.rw[j].val().get_bits::<5>(0);
+                self.b_rto_back[i].d.next = self.csr.rw[j].val().get_bits::<5>(0);
             }
             for j in self._rw[6]..self._rw_e[6] {
-                self.sb[i].rtx_ooo_threshold.next = self.csr.rw[j].val().get_bits::<10>(0);
+                self.b_thr[i].d.next = self.csr.rw[j].val().get_bits::<10>(0);
+            }
+            if self.rst.val() {
+                self.b_op[i].d.next = 0.into();
+                self.b_psn[i].d.next = 0.into();
+                self.b_ev[i].d.next = 0.into();
+                self.b_cack[i].d.next = 0.into();
+                self.b_off[i].d.next = 0.into();
+                self.b_bm[i].d.next = 0.into();
+                self.b_m[i].d.next = 0.into();
+                self.b_rcvd[i].d.next = 0.into();
+                self.b_reason[i].d.next = 0.into();
+                self.b_rto_exp[i].d.next = 0.into();
+                self.b_rto_lin[i].d.next = 0.into();
+                self.b_rto_back[i].d.next = 0.into();
+                self.b_thr[i].d.next = 0.into();
             }
             self.una[i].next = self.sb[i].una.val();
 
@@ -1086,7 +1178,7 @@ impl Logic for MrcCore {
         if self.l_samp_clr.val() {
             self.l_rtt.next = self.now_ns.val() - self.l_a_st.val();
         }
-        for k in 0..4 {
+        for k in 0..self._ln {
             self.ln_v[k].clock.next = self.clock.val();
             self.ln_qp[k].clock.next = self.clock.val();
             self.ln_ecn[k].clock.next = self.clock.val();
@@ -1101,13 +1193,13 @@ impl Logic for MrcCore {
             self.ln_ecn[0].d.next = self.rs_ecn.q.val();
             self.ln_rtt[0].d.next = self.l_rtt.val();
         }
-        for k in 1..4 {
+        for k in 1..self._ln {
             self.ln_v[k].d.next = self.ln_v[k - 1].q.val();
             self.ln_qp[k].d.next = self.ln_qp[k - 1].q.val();
             self.ln_ecn[k].d.next = self.ln_ecn[k - 1].q.val();
             self.ln_rtt[k].d.next = self.ln_rtt[k - 1].q.val();
         }
-        for k in 0..4 {
+        for k in 0..self._ln {
             if self.rst.val() {
                 self.ln_v[k].d.next = false;
                 self.ln_qp[k].d.next = 0.into();
@@ -1127,6 +1219,16 @@ impl Logic for MrcCore {
 
         // ---- per QP: NSCC event slot, window, glue registers -----------------------------
         self.l_drops.next = 0.into();
+        self.l_lv.next = false;
+        self.l_lq.next = 0.into();
+        self.l_le.next = false;
+        self.l_lr.next = 0.into();
+        for k in self._lk..self._ln {
+            self.l_lv.next = self.ln_v[k].q.val();
+            self.l_lq.next = self.ln_qp[k].q.val();
+            self.l_le.next = self.ln_ecn[k].q.val();
+            self.l_lr.next = self.ln_rtt[k].q.val();
+        }
         for i in 0..self._q {
             self.en[i].clock.next = self.clock.val();
             self.rst_q[i].clock.next = self.clock.val();
@@ -1176,8 +1278,8 @@ impl Logic for MrcCore {
             // Candidates: RTO > trim NACK > ACK > TICK.
             self.l_c_rto.next = self.l_timeout.val() & (self.l_fb_qp.val() == self.qi8[i].val());
             self.l_c_trim.next = self.l_trim_nack.val() & (self.rs_qp.q.val() == self.qi8[i].val());
-            self.l_c_ack.next = self.ln_v[3].q.val()
-                & (self.ln_qp[3].q.val() == self.qi8[i].val())
+            self.l_c_ack.next = self.l_lv.val()
+                & (self.l_lq.val() == self.qi8[i].val())
                 & (self.sb[i].acked_bytes.val() != 0);
             self.l_nhi.next = 0.into();
             if self.l_c_rto.val() {
@@ -1207,9 +1309,9 @@ impl Logic for MrcCore {
                     if self.l_msum.val() > self.k_sat24.val() {
                         self.l_sb.next = self.k_sat24.val().get_bits::<32>(0);
                     }
-                    self.l_se.next = self.l_se.val() | self.ln_ecn[3].q.val();
-                    if self.ln_rtt[3].q.val() != 0 {
-                        self.l_sr.next = self.ln_rtt[3].q.val();
+                    self.l_se.next = self.l_se.val() | self.l_le.val();
+                    if self.l_lr.val() != 0 {
+                        self.l_sr.next = self.l_lr.val();
                     }
                 } else if self.l_free.val() {
                     self.l_sv.next = true;
@@ -1224,8 +1326,8 @@ impl Logic for MrcCore {
                     } else {
                         self.l_sk.next = 0.into();
                         self.l_sb.next = self.sb[i].acked_bytes.val();
-                        self.l_sr.next = self.ln_rtt[3].q.val();
-                        self.l_se.next = self.ln_ecn[3].q.val();
+                        self.l_sr.next = self.l_lr.val();
+                        self.l_se.next = self.l_le.val();
                     }
                 } else {
                     self.l_drops.next = self.l_drops.val() + 1;

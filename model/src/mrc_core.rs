@@ -25,6 +25,12 @@
 //! - **Receive.** An `rx_*` header is refused (counted in `RX_DROPPED`) if its QP is out of
 //!   range or disabled or its kind is not DATA/SACK/NACK; otherwise it is registered (R stage)
 //!   and, next cycle, goes to that QP's tracker (DATA) or scoreboard (SACK/NACK).
+//! - **B stage.** Every scoreboard op (SACK/NACK, TICK, SEND) is decided from registered
+//!   state and registered once more before the scoreboard's ports, so neither the transmit
+//!   pick nor the receive decode runs into the scoreboard's S0 logic. A scoreboard therefore
+//!   sees an op one cycle after the core decided it (the header goes out at the decision);
+//!   `RTX_HOLD` and `SACK_TO_ACKED` count that cycle. An op decided while its QP is held in
+//!   reset is dropped.
 //! - **One scoreboard op per QP per cycle**, by priority: the R-stage SACK/NACK; else a TICK
 //!   (only in a cycle with no SACK/NACK anywhere, lowest QP with a tick pending, so at most
 //!   one feedback-producing op enters the scoreboards per cycle and their fixed-latency
@@ -396,6 +402,9 @@ pub struct MrcCore {
     csr: MrcCsr,
     arb: EvSprayArbiter,
     sb: Vec<SackTxScoreboard>,
+    /// Each scoreboard's op, registered once more (the B stage) before its ports: the
+    /// transmit pick and the receive decode end at a flop, not in the scoreboard's S0.
+    sb_in: Vec<TxInputs>,
     rx: Vec<SackRxTracker>,
     cc: Vec<NsccWindow>,
     glue: Vec<QpGlue>,
@@ -434,6 +443,7 @@ impl MrcCore {
             csr,
             arb: EvSprayArbiter::new(cfg),
             sb: (0..q).map(|_| SackTxScoreboard::new(cfg)).collect(),
+            sb_in: vec![TxInputs::default(); q],
             rx: (0..q).map(|_| SackRxTracker::new(cfg)).collect(),
             cc: (0..q).map(|_| NsccWindow::new(cfg)).collect(),
             glue: vec![QpGlue::default(); q],
@@ -569,8 +579,9 @@ impl MrcCore {
         let busy = |i: usize| (rx_op && a_qp == i) || tick_qp == Some(i);
         let len: Vec<u32> = (0..q).map(|i| self.glue[i].pend.min(mtu)).collect();
         let have_ev = self.f_count > 0;
-        // The scoreboard refuses a SEND past its window (checked against a una two cycles
-        // old); the core's own check, against the registered una, keeps a margin for that.
+        // The scoreboard refuses a SEND past its window, checked at its S1 against the una
+        // of two steps before: with the B stage in between, that is the una seen here, so
+        // the core's own check (with its margin) never sends what the scoreboard refuses.
         let win_limit = self.cfg.sack_window_bits - WINDOW_MARGIN;
         let elig_rtx: Vec<bool> = (0..q)
             .map(|i| {
@@ -620,7 +631,8 @@ impl MrcCore {
             cnt.timeouts = cnt.timeouts.wrapping_add(1);
         }
 
-        // ---- step the scoreboards --------------------------------------------------------
+        // ---- step the scoreboards (on the B stage's op); register this cycle's ---------------
+        let mut sb_in_next = Vec::with_capacity(q);
         for i in 0..q {
             let op = if rx_op && a_qp == i {
                 if r.x.rx_kind == RX_SACK {
@@ -635,10 +647,11 @@ impl MrcCore {
             } else {
                 OP_NOP
             };
+            // An op decided while the QP is held in reset is dropped, as its blocks would.
             let tx = TxInputs {
                 rst: sub_rst[i],
                 init_psn,
-                op,
+                op: if sub_rst[i] { OP_NOP } else { op },
                 psn: if op == OP_SEND {
                     send_psn
                 } else {
@@ -656,7 +669,12 @@ impl MrcCore {
                 rto_backoff_retries: rwv(rw::RTO_BACK) as u8,
                 rtx_ooo_threshold: rwv(rw::RTX_THR) as u16,
             };
-            self.sb[i].step(&tx);
+            self.sb[i].step(&TxInputs {
+                rst: sub_rst[i],
+                init_psn,
+                ..self.sb_in[i]
+            });
+            sb_in_next.push(tx);
         }
 
         // ---- step the trackers; the ACK path mux ------------------------------------------
@@ -1054,6 +1072,7 @@ impl MrcCore {
             return o;
         }
         self.glue = g;
+        self.sb_in = sb_in_next;
         self.r = RxStage {
             valid: rx_ok,
             x: *x,
