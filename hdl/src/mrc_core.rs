@@ -204,6 +204,8 @@ pub struct MrcCore {
     c_rxdrop: DFF<Bits<32>>,
     c_refused: DFF<Bits<32>>,
     c_nsccdrop: DFF<Bits<32>>,
+    // Each QP's NSCC event drops of this cycle (0..=3), summed into c_nsccdrop the next.
+    dq: Vec<DFF<Bits<2>>>,
     c_acks: DFF<Bits<32>>,
     c_evqdrop: DFF<Bits<32>>,
 
@@ -290,6 +292,8 @@ pub struct MrcCore {
     l_samp_clr: Signal<Local, Bit>,
     l_rtt: Signal<Local, Bits<32>>,
     l_drops: Signal<Local, Bits<8>>,
+    l_dn: Signal<Local, Bits<2>>,
+    l_dqv: Signal<Local, Bits<2>>,
     // The SACK line's last entry (its SACK's acked_bytes are at the scoreboard's outputs now).
     l_lv: Signal<Local, Bit>,
     l_lq: Signal<Local, Bits<8>>,
@@ -304,7 +308,6 @@ pub struct MrcCore {
     l_c_rto: Signal<Local, Bit>,
     l_c_trim: Signal<Local, Bit>,
     l_c_ack: Signal<Local, Bit>,
-    l_nhi: Signal<Local, Bits<2>>,
     l_free: Signal<Local, Bit>,
     l_msum: Signal<Local, Bits<33>>,
     l_sqe: Signal<Local, Bit>,
@@ -579,6 +582,7 @@ impl MrcCore {
             c_rxdrop: Default::default(),
             c_refused: Default::default(),
             c_nsccdrop: Default::default(),
+            dq: dffs(q),
             c_acks: Default::default(),
             c_evqdrop: Default::default(),
             o_tx_valid: Default::default(),
@@ -661,6 +665,8 @@ impl MrcCore {
             l_samp_clr: Default::default(),
             l_rtt: Default::default(),
             l_drops: Default::default(),
+            l_dn: Default::default(),
+            l_dqv: Default::default(),
             l_lv: Default::default(),
             l_lq: Default::default(),
             l_le: Default::default(),
@@ -674,7 +680,6 @@ impl MrcCore {
             l_c_rto: Default::default(),
             l_c_trim: Default::default(),
             l_c_ack: Default::default(),
-            l_nhi: Default::default(),
             l_free: Default::default(),
             l_msum: Default::default(),
             l_sqe: Default::default(),
@@ -1218,7 +1223,6 @@ impl Logic for MrcCore {
             & !self.l_sq_sum.val().get_bit(32);
 
         // ---- per QP: NSCC event slot, window, glue registers -----------------------------
-        self.l_drops.next = 0.into();
         self.l_lv.next = false;
         self.l_lq.next = 0.into();
         self.l_le.next = false;
@@ -1281,18 +1285,17 @@ impl Logic for MrcCore {
             self.l_c_ack.next = self.l_lv.val()
                 & (self.l_lq.val() == self.qi8[i].val())
                 & (self.sb[i].acked_bytes.val() != 0);
-            self.l_nhi.next = 0.into();
-            if self.l_c_rto.val() {
-                self.l_nhi.next = self.l_nhi.val() + 1;
+            // This QP's drops (0..=3): the losing candidates, then one more if the winner
+            // does not fit the slot (below). Registered in dq, summed the next clock.
+            self.l_dn.next = 0.into();
+            if (self.l_c_rto.val() & self.l_c_trim.val())
+                | (self.l_c_rto.val() & self.l_c_ack.val())
+                | (self.l_c_trim.val() & self.l_c_ack.val())
+            {
+                self.l_dn.next = 1.into();
             }
-            if self.l_c_trim.val() {
-                self.l_nhi.next = self.l_nhi.val() + 1;
-            }
-            if self.l_c_ack.val() {
-                self.l_nhi.next = self.l_nhi.val() + 1;
-            }
-            if self.l_nhi.val() > 1 {
-                self.l_drops.next = self.l_drops.val() + bit_cast::<8, 2>(self.l_nhi.val()) - 1;
+            if self.l_c_rto.val() & self.l_c_trim.val() & self.l_c_ack.val() {
+                self.l_dn.next = 2.into();
             }
             self.l_free.next = !self.l_sv.val() | (self.l_sk.val() == 3);
             self.l_x32.next = self.sb[i].acked_bytes.val();
@@ -1330,7 +1333,7 @@ impl Logic for MrcCore {
                         self.l_se.next = self.l_le.val();
                     }
                 } else {
-                    self.l_drops.next = self.l_drops.val() + 1;
+                    self.l_dn.next = self.l_dn.val() + 1;
                 }
             } else if self.tick.val() & !self.l_sv.val() {
                 self.l_sv.next = true;
@@ -1338,6 +1341,11 @@ impl Logic for MrcCore {
                 self.l_sb.next = 0.into();
                 self.l_sr.next = 0.into();
                 self.l_se.next = false;
+            }
+            self.dq[i].clock.next = self.clock.val();
+            self.dq[i].d.next = self.l_dn.val();
+            if self.rst.val() {
+                self.dq[i].d.next = 0.into();
             }
             self.s_valid[i].d.next = self.l_sv.val();
             self.s_kind[i].d.next = self.l_sk.val();
@@ -1744,8 +1752,14 @@ impl Logic for MrcCore {
             self.c_tmo.d.next = self.c_tmo.q.val() + 1;
         }
         self.c_oow.d.next = self.l_oow.val();
-        // drops per clock: at most 3 per QP and qps <= 16, so 8 bits (a 32-bit sum of
-        // the QPs' drops was the core's critical path)
+        // Last clock's drops, from flops: at most 3 per QP and qps <= 16, so 8 bits. (Summed
+        // in the clock they happen, behind the receive decode and the slot logic, they were
+        // the core's critical path.)
+        self.l_drops.next = 0.into();
+        for i in 0..self._q {
+            self.l_dqv.next = self.dq[i].q.val();
+            self.l_drops.next = self.l_drops.val() + bit_cast::<8, 2>(self.l_dqv.val());
+        }
         self.c_nsccdrop.d.next = self.c_nsccdrop.q.val() + bit_cast::<32, 8>(self.l_drops.val());
         if self.l_ack_f.val() {
             self.c_acks.d.next = self.c_acks.q.val() + 1;

@@ -53,7 +53,7 @@
 //!   highest-priority candidate (RTO > trim > ACK > TICK) is offered to the slot: an ACK merges
 //!   into a waiting ACK (bytes add, ECN ORs, a non-zero RTT replaces); an ACK replaces a waiting
 //!   TICK; a TICK only fills an empty slot; anything else that does not fit is dropped and
-//!   counted in `NSCC_EV_DROPS` (ticks are not counted).
+//!   counted in `NSCC_EV_DROPS` one clock later (ticks are not counted).
 //! - **RTT samples**: one timed PSN per QP (set by a new send when none is timed, cancelled by
 //!   its retransmission, Karn); a SACK whose cumulative ack covers it yields `now - sent`.
 //! - **QP control** (`QP_CTRL` on `QP_SEL`): enable, disable, reset. A reset clears the QP's
@@ -405,6 +405,8 @@ pub struct MrcCore {
     /// Each scoreboard's op, registered once more (the B stage) before its ports: the
     /// transmit pick and the receive decode end at a flop, not in the scoreboard's S0.
     sb_in: Vec<TxInputs>,
+    /// NSCC event drops of the last cycle, added to `NSCC_EV_DROPS` in this one.
+    nscc_drops_q: u32,
     rx: Vec<SackRxTracker>,
     cc: Vec<NsccWindow>,
     glue: Vec<QpGlue>,
@@ -444,6 +446,7 @@ impl MrcCore {
             arb: EvSprayArbiter::new(cfg),
             sb: (0..q).map(|_| SackTxScoreboard::new(cfg)).collect(),
             sb_in: vec![TxInputs::default(); q],
+            nscc_drops_q: 0,
             rx: (0..q).map(|_| SackRxTracker::new(cfg)).collect(),
             cc: (0..q).map(|_| NsccWindow::new(cfg)).collect(),
             glue: vec![QpGlue::default(); q],
@@ -802,7 +805,10 @@ impl MrcCore {
             }
             gl.slot = slot;
         }
-        cnt.nscc_ev_drops = cnt.nscc_ev_drops.wrapping_add(drops);
+        // Counted a clock late (the RTL registers each QP's drops, then sums them into the
+        // counter), so the per-QP candidate logic does not run into a 32-bit add.
+        cnt.nscc_ev_drops = cnt.nscc_ev_drops.wrapping_add(self.nscc_drops_q);
+        let nscc_drops_n = drops;
         for (i, inp) in cc_in.iter().enumerate() {
             self.cc[i].step(inp);
         }
@@ -1073,6 +1079,7 @@ impl MrcCore {
         }
         self.glue = g;
         self.sb_in = sb_in_next;
+        self.nscc_drops_q = nscc_drops_n;
         self.r = RxStage {
             valid: rx_ok,
             x: *x,
