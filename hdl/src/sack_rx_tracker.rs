@@ -219,7 +219,9 @@ pub struct SackRxTracker {
     e_ooo: DFF<Bits<15>>,
     e_bytes: DFF<Bits<24>>,
     e_off: DFF<Bits<16>>,
-    e_fill: DFF<Bits<7>>,
+    e_fneg: DFF<Bit>,
+    e_fbig: DFF<Bit>,
+    e_flo: DFF<Bits<6>>,
     e_shhot: Vec<DFF<Bit>>,
     e_ext: Vec<DFF<Bit>>,
     // O
@@ -254,6 +256,14 @@ pub struct SackRxTracker {
     run: Signal<Local, Bit>,
     full: Signal<Local, Bit>,
     ncl: Signal<Local, Bits<4>>,
+    nclm1: Signal<Local, Bits<15>>,
+    pu: Signal<Local, Bits<8>>,
+    pn: Signal<Local, Bits<6>>,
+    px0: Signal<Local, Bit>,
+    px1: Signal<Local, Bit>,
+    py0: Signal<Local, Bit>,
+    py1: Signal<Local, Bit>,
+    pk: Signal<Local, Bit>,
     cack_n: Signal<Local, Bits<24>>,
     cack_p1_n: Signal<Local, Bits<24>>,
     ooo_n: Signal<Local, Bits<15>>,
@@ -274,7 +284,9 @@ pub struct SackRxTracker {
     any: Signal<Local, Bit>,
     bm: Signal<Local, Bits<64>>,
     fdd: Signal<Local, Bits<24>>,
-    fk: Vec<Constant<Bits<7>>>,
+    fk: Vec<Constant<Bits<6>>>,
+    fth: Signal<Local, Bits<64>>,
+    fbig_mask: Constant<Bits<24>>,
 
     _w: usize,
     _nb: usize,
@@ -431,9 +443,13 @@ impl SackRxTracker {
             o_reason: Default::default(),
             o_npsn: Default::default(),
             b_base: Default::default(),
-            e_fill: Default::default(),
+            e_fneg: Default::default(),
+            e_fbig: Default::default(),
+            e_flo: Default::default(),
+            fbig_mask: Constant::new(0x7F_FFC0u64.into()),
             fdd: Default::default(),
-            fk: (0..64u64).map(|i| Constant::new(i.into())).collect(),
+            fk: (0..63u64).map(|i| Constant::new(i.into())).collect(),
+            fth: Default::default(),
             lo_d: Default::default(),
             hi_d: Default::default(),
             lo_ok: Default::default(),
@@ -452,6 +468,14 @@ impl SackRxTracker {
             run: Default::default(),
             full: Default::default(),
             ncl: Default::default(),
+            nclm1: Default::default(),
+            pu: Default::default(),
+            pn: Default::default(),
+            px0: Default::default(),
+            px1: Default::default(),
+            py0: Default::default(),
+            py1: Default::default(),
+            pk: Default::default(),
             cack_n: Default::default(),
             cack_p1_n: Default::default(),
             ooo_n: Default::default(),
@@ -488,9 +512,9 @@ impl Logic for SackRxTracker {
             clr_q2, ncl_q, nclm1_q, cur, cack, cack_p1, hi_edge, lim_q, ooo, bytes, remaining,
             first, cnt_acc, cnt_dup, cnt_oow, cnt_trim, r_sack, r_nack, r_reason, r_psn, r_pm63,
             r_ev, r_m, r_inwin, r_cack, r_cack1, r_ooo, r_bytes, b_sack, b_nack, b_reason, b_psn,
-            b_ev, b_m, b_cack, b_ooo, b_bytes, b_off, b_base, e_fill, e_sack, e_nack, e_reason,
-            e_psn, e_ev, e_m, e_cack, e_ooo, e_bytes, e_off, o_sack, o_nack, o_cack, o_off, o_bm,
-            o_m, o_ev, o_ooo, o_bytes, o_reason, o_npsn
+            b_ev, b_m, b_cack, b_ooo, b_bytes, b_off, b_base, e_fneg, e_fbig, e_flo, e_sack,
+            e_nack, e_reason, e_psn, e_ev, e_m, e_cack, e_ooo, e_bytes, e_off, o_sack, o_nack,
+            o_cack, o_off, o_bm, o_m, o_ev, o_ooo, o_bytes, o_reason, o_npsn
         );
 
         // ---- I: input registers, slot pre-decoded one-hot --------------------------------
@@ -632,15 +656,60 @@ impl Logic for SackRxTracker {
         }
 
         // ---- R: commit -------------------------------------------------------------------
+        // popcount(clr_q) and popcount - 1, written out as half/full adders on bits: as a
+        // chain of `+ 1` (or a `- 1` after it) Yosys builds carry chains in series, and that
+        // was one of this module's critical paths.
+        self.pu.next = self.clr_q.q.val();
+        self.pn.next = bits::<6>(0);
+        for h in 0..2 {
+            // a nibble's count, two pair sums added
+            self.px0.next = self.pu.val().get_bit(4 * h) ^ self.pu.val().get_bit(4 * h + 1);
+            self.px1.next = self.pu.val().get_bit(4 * h) & self.pu.val().get_bit(4 * h + 1);
+            self.py0.next = self.pu.val().get_bit(4 * h + 2) ^ self.pu.val().get_bit(4 * h + 3);
+            self.py1.next = self.pu.val().get_bit(4 * h + 2) & self.pu.val().get_bit(4 * h + 3);
+            self.pk.next = self.px0.val() & self.py0.val();
+            self.pn.next = self
+                .pn
+                .val()
+                .replace_bit(3 * h, self.px0.val() ^ self.py0.val());
+            self.pn.next = self
+                .pn
+                .val()
+                .replace_bit(3 * h + 1, self.px1.val() ^ self.py1.val() ^ self.pk.val());
+            self.pn.next = self.pn.val().replace_bit(
+                3 * h + 2,
+                (self.px1.val() & self.py1.val())
+                    | (self.pk.val() & (self.px1.val() ^ self.py1.val())),
+            );
+        }
+        // the two nibble counts (pn[2:0], pn[5:3]) added
         self.ncl.next = bits::<4>(0);
-        for j in 0..8 {
-            if self.clr_q.q.val().get_bit(j) {
-                self.ncl.next = self.ncl.val() + 1;
-            }
+        self.pk.next = false;
+        for j in 0..3 {
+            self.ncl.next = self.ncl.val().replace_bit(
+                j,
+                self.pn.val().get_bit(j) ^ self.pn.val().get_bit(j + 3) ^ self.pk.val(),
+            );
+            self.pk.next = (self.pn.val().get_bit(j) & self.pn.val().get_bit(j + 3))
+                | (self.pk.val() & (self.pn.val().get_bit(j) ^ self.pn.val().get_bit(j + 3)));
+        }
+        self.ncl.next = self.ncl.val().replace_bit(3, self.pk.val());
+        // ncl - 1 over 15 bits: a borrow ripples up from bit 0
+        self.nclm1.next = bits::<15>(0);
+        self.pk.next = true;
+        for j in 0..4 {
+            self.nclm1.next = self
+                .nclm1
+                .val()
+                .replace_bit(j, self.ncl.val().get_bit(j) ^ self.pk.val());
+            self.pk.next = self.pk.val() & !self.ncl.val().get_bit(j);
+        }
+        for j in 4..15 {
+            self.nclm1.next = self.nclm1.val().replace_bit(j, self.pk.val());
         }
         // Counted one stage after the loop (ncl_q), applied with the clear one edge later.
         self.ncl_q.d.next = self.ncl.val();
-        self.nclm1_q.d.next = bit_cast::<15, 4>(self.ncl.val()) - 1;
+        self.nclm1_q.d.next = self.nclm1.val();
         self.clr_q2.d.next = self.clr_q.q.val();
         self.cack_n.next = self.cack.q.val() + bit_cast::<24, 4>(self.ncl_q.q.val());
         self.cack_p1_n.next = self.cack_p1.q.val() + bit_cast::<24, 4>(self.ncl_q.q.val());
@@ -827,23 +896,31 @@ impl Logic for SackRxTracker {
         self.e_off.d.next = self.b_off.q.val();
         // The snapshot cack is from R, two edges before this read; PSNs the loop consumed
         // since are only in the live cack, so O sets every bit from the base up to it.
+        // Bit j is set at O when 0 <= live cack - base (dd) and j <= dd: dd's sign, dd >= 64
+        // and its low 6 bits are registered (no add or compare behind the subtraction).
         self.fdd.next = self.cack.q.val() - self.b_base.q.val();
-        if self.fdd.val().get_bit(23) {
-            self.e_fill.d.next = bits::<7>(0);
-        } else if self.fdd.val() >= bits::<24>(63) {
-            self.e_fill.d.next = bits::<7>(64);
-        } else {
-            self.e_fill.d.next = bit_cast::<7, 24>(self.fdd.val()) + 1;
-        }
+        self.e_fneg.d.next = self.fdd.val().get_bit(23);
+        self.e_fbig.d.next = (self.fdd.val() & self.fbig_mask.val()) != 0;
+        self.e_flo.d.next = bit_cast::<6, 24>(self.fdd.val());
 
         // ---- O: shift by base % 8, register every response field -------------------------
+        // The fill as a thermometer: bit j for 0 <= j <= dd (bit k + 1 is flo > k).
+        self.fth.next = bits::<64>(0);
+        self.fth.next = self.fth.val().replace_bit(0, !self.e_fneg.q.val());
+        for k in 0..63 {
+            self.fth.next = self.fth.val().replace_bit(
+                k + 1,
+                !self.e_fneg.q.val()
+                    & (self.e_fbig.q.val() | (self.e_flo.q.val() > self.fk[k].val())),
+            );
+        }
         self.bm.next = bits::<64>(0);
         for i in 0..64 {
             self.t.next = false;
             for s in 0..8 {
                 self.t.next = self.t.val() | (self.e_shhot[s].q.val() & self.e_ext[i + s].q.val());
             }
-            self.t.next = self.t.val() | (self.e_fill.q.val() > self.fk[i].val());
+            self.t.next = self.t.val() | self.fth.val().get_bit(i);
             self.bm.next = self.bm.val().replace_bit(i, self.t.val());
         }
         self.any.next = self.e_sack.q.val() | self.e_nack.q.val();
@@ -940,7 +1017,9 @@ impl Logic for SackRxTracker {
             self.o_reason.d.next = bits::<8>(0);
             self.o_npsn.d.next = bits::<24>(0);
             self.b_base.d.next = bits::<24>(0);
-            self.e_fill.d.next = bits::<7>(0);
+            self.e_fneg.d.next = true;
+            self.e_fbig.d.next = false;
+            self.e_flo.d.next = bits::<6>(0);
         }
         for b in 0..self._nb {
             if self.rst.val() {
