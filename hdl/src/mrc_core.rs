@@ -120,7 +120,7 @@ pub struct MrcCore {
     k_q8: Constant<Bits<8>>,
     k_q16: Constant<Bits<16>>,
     k_mtu: Constant<Bits<32>>,
-    k_win: Constant<Bits<24>>,
+    k_win1: Constant<Bits<24>>,
     k_total: Constant<Bits<9>>,
     k_seed: Constant<Bits<16>>,
     k_sat24: Constant<Bits<33>>,
@@ -206,6 +206,8 @@ pub struct MrcCore {
     c_nsccdrop: DFF<Bits<32>>,
     // Each QP's NSCC event drops of this cycle (0..=3), summed into c_nsccdrop the next.
     dq: Vec<DFF<Bits<2>>>,
+    // The pick's window check, registered (see `wok` below).
+    wok: Vec<DFF<Bit>>,
     c_acks: DFF<Bits<32>>,
     c_evqdrop: DFF<Bits<32>>,
 
@@ -253,7 +255,6 @@ pub struct MrcCore {
     l_len: Signal<Local, Bits<32>>,
     l_busy: Signal<Local, Bit>,
     l_base: Signal<Local, Bit>,
-    l_win: Signal<Local, Bits<24>>,
     l_isum: Signal<Local, Bits<33>>,
     l_isum_m: Signal<Local, Bits<33>>,
     l_fit: Signal<Local, Bit>,
@@ -509,7 +510,7 @@ impl MrcCore {
             k_q8: c(q as u64),
             k_q16: c(q as u64),
             k_mtu: c(u64::from(cfg.mtu)),
-            k_win: c(u64::from(cfg.sack_window_bits - WINDOW_MARGIN)),
+            k_win1: c(u64::from(cfg.sack_window_bits - WINDOW_MARGIN - 1)),
             k_total: c(u64::from(cfg.total_evs())),
             k_seed: c(u64::from(cfg.qp_spray_seed(0))),
             k_sat24: c(0xFF_FFFF),
@@ -583,6 +584,7 @@ impl MrcCore {
             c_refused: Default::default(),
             c_nsccdrop: Default::default(),
             dq: dffs(q),
+            wok: dffs(q),
             c_acks: Default::default(),
             c_evqdrop: Default::default(),
             o_tx_valid: Default::default(),
@@ -626,7 +628,6 @@ impl MrcCore {
             l_len: Default::default(),
             l_busy: Default::default(),
             l_base: Default::default(),
-            l_win: Default::default(),
             l_isum: Default::default(),
             l_isum_m: Default::default(),
             l_fit: Default::default(),
@@ -913,7 +914,6 @@ impl Logic for MrcCore {
                 & !self.l_busy.val();
             self.l_er.next =
                 self.l_base.val() & self.sb[i].rtx_valid.val() & (self.hold[i].q.val() == 0);
-            self.l_win.next = self.nxt[i].q.val() - self.sb[i].una.val();
             self.l_x32.next = self.infl[i].q.val();
             self.l_y32.next = self.cc[i].cwnd.val();
             // inflight + min(pend, MTU) <= cwnd, as two sums compared in parallel and picked
@@ -932,7 +932,7 @@ impl Logic for MrcCore {
             self.l_en.next = self.l_base.val()
                 & (self.pend[i].q.val() != 0)
                 & self.sb[i].can_send.val()
-                & (self.l_win.val() < self.k_win.val())
+                & self.wok[i].q.val()
                 & self.l_fit.val();
             if self.l_er.val() & !self.l_ra_f.val() {
                 self.l_ra_f.next = true;
@@ -1235,6 +1235,7 @@ impl Logic for MrcCore {
         }
         for i in 0..self._q {
             self.en[i].clock.next = self.clock.val();
+            self.wok[i].clock.next = self.clock.val();
             self.rst_q[i].clock.next = self.clock.val();
             self.pend[i].clock.next = self.clock.val();
             self.nxt[i].clock.next = self.clock.val();
@@ -1384,6 +1385,9 @@ impl Logic for MrcCore {
             // for nxt' = nxt (A); for nxt' = nxt + 1 it is A + MTU below the cap, A at it, and
             // 0 where nxt + 1 - una wraps to 0.
             self.l_outp.next = self.nxt[i].q.val() - self.sb[i].una.val();
+            // Next cycle's window check, one PSN tighter (nxt grows by at most one a cycle,
+            // una never falls), so the pick reads a flop; false while the QP is reset.
+            self.wok[i].d.next = (self.l_outp.val() < self.k_win1.val()) & !self.rst_q[i].q.val();
             self.l_outc.next = bit_cast::<32, 24>(self.l_outp.val());
             if self.l_outp.val() > self.k_infl_cap.val() {
                 self.l_outc.next = bit_cast::<32, 24>(self.k_infl_cap.val());
@@ -1450,6 +1454,7 @@ impl Logic for MrcCore {
                 }
                 if self.l_ctrl_op.val() == 3 {
                     self.rst_q[i].d.next = true;
+                    self.wok[i].d.next = false;
                     self.pend[i].d.next = 0.into();
                     self.nxt[i].d.next = self.l_init_psn.val();
                     self.infl[i].d.next = 0.into();
@@ -1468,6 +1473,7 @@ impl Logic for MrcCore {
             if self.rst.val() {
                 self.en[i].d.next = false;
                 self.rst_q[i].d.next = false;
+                self.wok[i].d.next = false;
                 self.pend[i].d.next = 0.into();
                 self.nxt[i].d.next = 0.into();
                 self.infl[i].d.next = 0.into();

@@ -297,6 +297,8 @@ struct QpGlue {
     slot: Slot,
     hold: u8,
     tick_pend: bool,
+    /// The window check for this cycle, registered last cycle (see the pick).
+    win_ok: bool,
 }
 
 /// The registered receive header (R stage).
@@ -585,6 +587,8 @@ impl MrcCore {
         // The scoreboard refuses a SEND past its window, checked at its S1 against the una
         // of two steps before: with the B stage in between, that is the una seen here, so
         // the core's own check (with its margin) never sends what the scoreboard refuses.
+        // That check is registered (`win_ok`, formed last cycle one PSN tighter: nxt grows
+        // by at most one a cycle and una never falls), off the pick's path.
         let win_limit = self.cfg.sack_window_bits - WINDOW_MARGIN;
         let elig_rtx: Vec<bool> = (0..q)
             .map(|i| {
@@ -607,7 +611,7 @@ impl MrcCore {
                     && !sb_o[i].qp_error
                     && gl.pend != 0
                     && sb_o[i].can_send
-                    && gl.nxt.wrapping_sub(sb_o[i].una) & PSN_MASK < win_limit
+                    && gl.win_ok
                     && u64::from(gl.infl) + u64::from(len[i]) <= u64::from(cwnd[i])
                     && !busy(i)
             })
@@ -838,6 +842,8 @@ impl MrcCore {
             if sent_new {
                 gl.nxt = (old.nxt + 1) & PSN_MASK;
             }
+            // False while the QP is reset (nxt and una jump back to the initial PSN).
+            gl.win_ok = !old.rst_q && old.nxt.wrapping_sub(sb_o[i].una) & PSN_MASK < win_limit - 1;
             // Bytes in flight from the PSNs outstanding (the last packet counts as a full MTU):
             // no accounting to drift, and nothing in flight reads 0.
             let out_pkts = (gl.nxt.wrapping_sub(sb_o[i].una) & PSN_MASK).min(INFL_PKTS_CAP);
