@@ -1418,14 +1418,16 @@ impl Logic for MrcCore {
             self.samp_v[i].d.next = self.l_gsv.val();
             self.samp_psn[i].d.next = self.samp_psn[i].q.val();
             self.samp_t[i].d.next = self.samp_t[i].q.val();
+            // (The PSN sent is this QP's own nxt for a new send and its rtx_psn for a
+            // retransmit, so neither compare waits for the pick's PSN mux.)
             if self.l_sent_new.val() & !self.l_gsv.val() {
                 self.samp_v[i].d.next = true;
-                self.samp_psn[i].d.next = self.l_send_psn.val();
+                self.samp_psn[i].d.next = self.nxt[i].q.val();
                 self.samp_t[i].d.next = self.now_ns.val();
             }
             if self.l_sent_rtx.val()
                 & self.l_gsv.val()
-                & (self.samp_psn[i].q.val() == self.l_send_psn.val())
+                & (self.samp_psn[i].q.val() == self.sb[i].rtx_psn.val())
             {
                 self.samp_v[i].d.next = false;
             }
