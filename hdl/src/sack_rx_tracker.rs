@@ -5,9 +5,10 @@
 //!  pkt_* (one header per clock)
 //!    |
 //!  I: input registers; psn low bits decoded one-hot (lo nibble, hi group); i_same = psn equals
-//!    |   the psn now in I (the packet that will be one stage ahead)
+//!    |   the psn now in I (the packet that will be one stage ahead); i_row = the psn's 16-slot
+//!    |   group of the bitmap, this edge's commit folded in per slot (its clear cannot matter)
 //!  C: classify.  lo_ok = !(psn - cack_p1)[23]    hi_ok = (psn - hi_edge)[23]  (two chains)
-//!    |   seen = bits[psn mod W] (one-hot AND-OR) | (i_same & c_new)   (forwarding)
+//!    |   seen = i_row[psn mod 16] (one-hot AND-OR) | (i_same & c_new)   (forwarding)
 //!    |   OOW = lo_ok & !hi_ok;  DUP = !lo_ok | (in & seen);  TRIM / NEW otherwise
 //!  R: commit (edge of t+2): bits[slot] <= 1 for NEW, counters, bytes, coalescing via the
 //!    |   down-counter `remaining` (NEW & len >= remaining -> SACK); snapshot cack / ooo /
@@ -46,7 +47,9 @@
 //! `lim = min(W, mpr * 128 - 1)` (registered from the `mpr` port, 0 when mpr = 0): a stale
 //! upper edge is lower, so it can only reject (NACK PSN_OOR_WINDOW) a PSN the sender could
 //! only have sent after seeing an ack the receiver issued later; it never admits a PSN beyond
-//! cack + W. Serial corner: d = psn - cack = 2^23 exactly counts as ahead (OOW).
+//! cack + W. Serial corner: d = psn - cack = 2^23 exactly counts as ahead (OOW). That lag is
+//! also what lets I read the bitmap without the clear of the same edge (see the I stage): make
+//! hi_edge exact and i_row must fold the clear in.
 //!
 //! Safety (no slot set for the wrong PSN, no bitmap claim of an unreceived PSN):
 //! 1. A NEW packet classified in C had psn in (cack, cack + lim] against the exact cack; its bit
@@ -137,6 +140,8 @@ pub struct SackRxTracker {
     i_lohot: Vec<DFF<Bit>>,
     i_hihot: Vec<DFF<Bit>>,
     i_bhot: Vec<DFF<Bit>>,
+    /// The packet's 16-slot group of the bitmap as it is after the edge that loads I.
+    i_row: Vec<DFF<Bit>>,
     // C
     c_new: DFF<Bit>,
     c_dup: DFF<Bit>,
@@ -281,6 +286,8 @@ pub struct SackRxTracker {
     lsh: Signal<Local, Bits<3>>,
     lim_raw: Signal<Local, Bits<16>>,
     islot: Signal<Local, Bits<24>>,
+    hsel: Signal<Local, Bits<64>>,
+    bnx: Signal<Local, Bit>,
     any: Signal<Local, Bit>,
     bm: Signal<Local, Bits<64>>,
     fdd: Signal<Local, Bits<24>>,
@@ -354,6 +361,7 @@ impl SackRxTracker {
             i_lohot: dffs(16),
             i_hihot: dffs(groups),
             i_bhot: dffs(nb),
+            i_row: dffs(16),
             c_new: Default::default(),
             c_dup: Default::default(),
             c_oow: Default::default(),
@@ -493,6 +501,8 @@ impl SackRxTracker {
             lsh: Default::default(),
             lim_raw: Default::default(),
             islot: Default::default(),
+            hsel: Default::default(),
+            bnx: Default::default(),
             any: Default::default(),
             bm: Default::default(),
             _w: w,
@@ -545,11 +555,37 @@ impl Logic for SackRxTracker {
             self.c_lo8[j].clock.next = self.clock.val();
             self.c_lo8[j].d.next = self.i_lohot[j].q.val() | self.i_lohot[j + 8].q.val();
         }
+        self.hsel.next = bits::<64>(0);
         for g in 0..self._groups {
             self.i_hihot[g].clock.next = self.clock.val();
             self.c_hihot[g].clock.next = self.clock.val();
-            self.i_hihot[g].d.next = bit_cast::<6, 24>(self.islot.val() >> 4) == self.grp[g].val();
+            self.hsel.next = self.hsel.val().replace_bit(
+                g,
+                bit_cast::<6, 24>(self.islot.val() >> 4) == self.grp[g].val(),
+            );
+            self.i_hihot[g].d.next = self.hsel.val().get_bit(g);
             self.c_hihot[g].d.next = self.i_hihot[g].q.val();
+        }
+        // The packet's group is read here, a cycle before C, so C selects 1 of 16 flops
+        // instead of 1 of W. The read is of the bitmap as this edge leaves it, with one
+        // exception. The commit of the packet two ahead (c_new) is folded in per slot. This
+        // edge's clear is not: the bits it clears are PSNs q that cack passes at this edge, and
+        // the only PSN C could still find in such a slot is the next lap, q + W. In C, hi_edge
+        // is still the one from before this edge (it is registered a cycle late from cack_p1),
+        // so it is at most q + lim <= q + W, and C classifies q + W out of window whatever it reads.
+        for h in 0..2 {
+            for j in 0..8 {
+                self.i_row[h * 8 + j].clock.next = self.clock.val();
+                self.t.next = false;
+                for g in 0..self._groups {
+                    self.bnx.next = self.bits[g * 16 + h * 8 + j].q.val()
+                        | (self.c_new.q.val()
+                            & self.c_hihot[g].q.val()
+                            & self.c_lohot[h * 8 + j].q.val());
+                    self.t.next = self.t.val() | (self.hsel.val().get_bit(g) & self.bnx.val());
+                }
+                self.i_row[h * 8 + j].d.next = self.t.val() & !self.rst.val();
+            }
         }
 
         // ---- C: classify -------------------------------------------------------------------
@@ -560,13 +596,8 @@ impl Logic for SackRxTracker {
         self.hi_ok.next = self.hi_d.val() >= bits::<24>(0x80_0000);
         self.inwin.next = self.lo_ok.val() & self.hi_ok.val();
         self.seen.next = self.i_same.q.val() & self.c_new.q.val();
-        for g in 0..self._groups {
-            self.t.next = false;
-            for j in 0..16 {
-                self.t.next =
-                    self.t.val() | (self.i_lohot[j].q.val() & self.bits[g * 16 + j].q.val());
-            }
-            self.seen.next = self.seen.val() | (self.i_hihot[g].q.val() & self.t.val());
+        for j in 0..16 {
+            self.seen.next = self.seen.val() | (self.i_lohot[j].q.val() & self.i_row[j].q.val());
         }
         self.c_oow.d.next = self.i_v.q.val() & self.lo_ok.val() & !self.hi_ok.val();
         self.c_dup.d.next =
