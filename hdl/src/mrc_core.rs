@@ -142,6 +142,9 @@ pub struct MrcCore {
     pend: Vec<DFF<Bits<32>>>,
     nxt: Vec<DFF<Bits<24>>>,
     infl: Vec<DFF<Bits<32>>>,
+    /// `nxt - una` (the PSNs outstanding), registered from both next values so the
+    /// inflight product and the window check start at a flop.
+    outs: Vec<DFF<Bits<24>>>,
     samp_v: Vec<DFF<Bit>>,
     samp_psn: Vec<DFF<Bits<24>>>,
     samp_t: Vec<DFF<Bits<32>>>,
@@ -286,8 +289,8 @@ pub struct MrcCore {
     l_op: Signal<Local, Bits<3>>,
     l_ack_f: Signal<Local, Bit>,
     l_oow: Signal<Local, Bits<32>>,
-    l_a_sv: Signal<Local, Bit>,
-    l_a_spsn: Signal<Local, Bits<24>>,
+    l_clr1: Signal<Local, Bit>,
+    l_clr_qp: Signal<Local, Bits<16>>,
     l_a_st: Signal<Local, Bits<32>>,
     l_sdiff: Signal<Local, Bits<24>>,
     l_samp_clr: Signal<Local, Bit>,
@@ -321,6 +324,12 @@ pub struct MrcCore {
     l_sent_rtx: Signal<Local, Bit>,
     l_nxt_new: Signal<Local, Bits<24>>,
     l_outp: Signal<Local, Bits<24>>,
+    l_una_n: Signal<Local, Bits<24>>,
+    l_una_adv: Signal<Local, Bits<4>>,
+    l_outs0: Signal<Local, Bits<24>>,
+    l_outs1: Signal<Local, Bits<24>>,
+    l_outs_i: Signal<Local, Bits<24>>,
+    l_outs_r: Signal<Local, Bits<24>>,
     l_outc: Signal<Local, Bits<32>>,
     l_infl_acc: Signal<Local, Bits<32>>,
     l_infl_b: Signal<Local, Bits<32>>,
@@ -531,6 +540,7 @@ impl MrcCore {
             pend: dffs(q),
             nxt: dffs(q),
             infl: dffs(q),
+            outs: dffs(q),
             samp_v: dffs(q),
             samp_psn: dffs(q),
             samp_t: dffs(q),
@@ -659,8 +669,8 @@ impl MrcCore {
             l_op: Default::default(),
             l_ack_f: Default::default(),
             l_oow: Default::default(),
-            l_a_sv: Default::default(),
-            l_a_spsn: Default::default(),
+            l_clr1: Default::default(),
+            l_clr_qp: Default::default(),
             l_a_st: Default::default(),
             l_sdiff: Default::default(),
             l_samp_clr: Default::default(),
@@ -693,6 +703,12 @@ impl MrcCore {
             l_sent_rtx: Default::default(),
             l_nxt_new: Default::default(),
             l_outp: Default::default(),
+            l_una_n: Default::default(),
+            l_una_adv: Default::default(),
+            l_outs0: Default::default(),
+            l_outs1: Default::default(),
+            l_outs_i: Default::default(),
+            l_outs_r: Default::default(),
             l_outc: Default::default(),
             l_infl_acc: Default::default(),
             l_infl_b: Default::default(),
@@ -1166,19 +1182,23 @@ impl Logic for MrcCore {
         }
 
         // ---- RTT sample of a SACK; the SACK -> acked_bytes line --------------------------
-        self.l_a_sv.next = false;
-        self.l_a_spsn.next = 0.into();
+        // Each QP compares the SACK's PSN with its own timed PSN (no QP mux in front of the
+        // subtractor); the QP select only gates the result, beside the carry chain.
         self.l_a_st.next = 0.into();
+        self.l_clr_qp.next = 0.into();
+        self.l_samp_clr.next = false;
         for i in 0..self._q {
             if self.rs_qp.q.val() == self.qi8[i].val() {
-                self.l_a_sv.next = self.samp_v[i].q.val();
-                self.l_a_spsn.next = self.samp_psn[i].q.val();
                 self.l_a_st.next = self.samp_t[i].q.val();
             }
+            self.l_sdiff.next = self.rs_psn.q.val() - self.samp_psn[i].q.val();
+            self.l_clr1.next = self.l_rx_sack.val()
+                & (self.rs_qp.q.val() == self.qi8[i].val())
+                & self.samp_v[i].q.val()
+                & !self.l_sdiff.val().get_bit(23);
+            self.l_clr_qp.next = self.l_clr_qp.val().replace_bit(i, self.l_clr1.val());
+            self.l_samp_clr.next = self.l_samp_clr.val() | self.l_clr1.val();
         }
-        self.l_sdiff.next = self.rs_psn.q.val() - self.l_a_spsn.val();
-        self.l_samp_clr.next =
-            self.l_rx_sack.val() & self.l_a_sv.val() & !self.l_sdiff.val().get_bit(23);
         self.l_rtt.next = 0.into();
         if self.l_samp_clr.val() {
             self.l_rtt.next = self.now_ns.val() - self.l_a_st.val();
@@ -1240,6 +1260,7 @@ impl Logic for MrcCore {
             self.pend[i].clock.next = self.clock.val();
             self.nxt[i].clock.next = self.clock.val();
             self.infl[i].clock.next = self.clock.val();
+            self.outs[i].clock.next = self.clock.val();
             self.samp_v[i].clock.next = self.clock.val();
             self.samp_psn[i].clock.next = self.clock.val();
             self.samp_t[i].clock.next = self.clock.val();
@@ -1381,10 +1402,28 @@ impl Logic for MrcCore {
                 self.l_nxt_new.next = self.nxt[i].q.val() + 1;
             }
             self.nxt[i].d.next = self.l_nxt_new.val();
+            // outs' = nxt' - una' for every way nxt can move (a send, a QP reset, the core's
+            // reset), each formed off the send decision, which only selects; una' is the
+            // scoreboard's rule (init_psn under its reset, else una + una_adv, all registers),
+            // so outs = nxt - una holds at every edge.
+            self.l_una_adv.next = self.sb[i].una_adv.val();
+            self.l_una_n.next = self.sb[i].una.val() + bit_cast::<24, 4>(self.l_una_adv.val());
+            if self.rst.val() | self.rst_q[i].q.val() {
+                self.l_una_n.next = self.l_init_psn.val();
+            }
+            self.l_outs0.next = self.nxt[i].q.val() - self.l_una_n.val();
+            self.l_outs1.next = self.nxt[i].q.val() + 1 - self.l_una_n.val();
+            self.l_outs_i.next = self.l_init_psn.val() - self.l_una_n.val();
+            self.l_outs_r.next = bits::<24>(0) - self.l_una_n.val();
+            if self.l_sent_new.val() {
+                self.outs[i].d.next = self.l_outs1.val();
+            } else {
+                self.outs[i].d.next = self.l_outs0.val();
+            }
             // Bytes in flight: min(nxt' - una, cap) x MTU, shift-and-add over the MTU's bits,
             // for nxt' = nxt (A); for nxt' = nxt + 1 it is A + MTU below the cap, A at it, and
             // 0 where nxt + 1 - una wraps to 0.
-            self.l_outp.next = self.nxt[i].q.val() - self.sb[i].una.val();
+            self.l_outp.next = self.outs[i].q.val();
             // Next cycle's window check, one PSN tighter (nxt grows by at most one a cycle,
             // una never falls), so the pick reads a flop; false while the QP is reset.
             self.wok[i].d.next = (self.l_outp.val() < self.k_win1.val()) & !self.rst_q[i].q.val();
@@ -1413,8 +1452,7 @@ impl Logic for MrcCore {
             }
             // RTT sample: cleared by the SACK that covers it; set by a new send; a
             // retransmission of the timed PSN cancels it (Karn).
-            self.l_gsv.next = self.samp_v[i].q.val()
-                & !(self.l_samp_clr.val() & (self.rs_qp.q.val() == self.qi8[i].val()));
+            self.l_gsv.next = self.samp_v[i].q.val() & !self.l_clr_qp.val().get_bit(i);
             self.samp_v[i].d.next = self.l_gsv.val();
             self.samp_psn[i].d.next = self.samp_psn[i].q.val();
             self.samp_t[i].d.next = self.samp_t[i].q.val();
@@ -1459,6 +1497,7 @@ impl Logic for MrcCore {
                     self.wok[i].d.next = false;
                     self.pend[i].d.next = 0.into();
                     self.nxt[i].d.next = self.l_init_psn.val();
+                    self.outs[i].d.next = self.l_outs_i.val();
                     self.infl[i].d.next = 0.into();
                     self.samp_v[i].d.next = false;
                     self.samp_psn[i].d.next = 0.into();
@@ -1478,6 +1517,7 @@ impl Logic for MrcCore {
                 self.wok[i].d.next = false;
                 self.pend[i].d.next = 0.into();
                 self.nxt[i].d.next = 0.into();
+                self.outs[i].d.next = self.l_outs_r.val();
                 self.infl[i].d.next = 0.into();
                 self.samp_v[i].d.next = false;
                 self.samp_psn[i].d.next = 0.into();

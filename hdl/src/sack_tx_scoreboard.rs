@@ -104,6 +104,10 @@ pub struct SackTxScoreboard {
     pub rto_backoff_retries: Signal<In, Bits<5>>,
     pub rtx_ooo_threshold: Signal<In, Bits<10>>,
     pub una: Signal<Out, Bits<24>>,
+    /// What `una` advances by at this edge (a register): next `una` is `init_psn` under
+    /// `rst`, else `una + una_adv`, so a parent can keep a registered `nxt - una` without a
+    /// subtractor behind `una` (and without a combinational path back through `rst`).
+    pub una_adv: Signal<Out, Bits<4>>,
     pub nxt: Signal<Out, Bits<24>>,
     pub can_send: Signal<Out, Bit>,
     pub acked_pkts: Signal<Out, Bits<4>>,
@@ -410,6 +414,7 @@ impl SackTxScoreboard {
             rto_backoff_retries: Default::default(),
             rtx_ooo_threshold: Default::default(),
             una: Default::default(),
+            una_adv: Default::default(),
             nxt: Default::default(),
             can_send: Default::default(),
             acked_pkts: Default::default(),
@@ -1699,6 +1704,7 @@ impl Logic for SackTxScoreboard {
         }
 
         self.una.next = self.r_una.q.val();
+        self.una_adv.next = self.pc_q.q.val();
         self.nxt.next = self.r_nxt.q.val();
         self.can_send.next = self.o_cs.q.val();
         self.acked_pkts.next = self.o_ap.q.val();

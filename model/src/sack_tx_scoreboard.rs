@@ -74,6 +74,9 @@ impl TxInputs {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TxOutputs {
     pub una: u32,
+    /// What `una` advances by at the next edge (the loop's registered clear count; 0 under
+    /// reset), so a parent can form next cycle's `una` from registers.
+    pub una_adv: u8,
     pub nxt: u32,
     pub can_send: bool,
     pub acked_pkts: u8,
@@ -611,6 +614,7 @@ impl SackTxScoreboard {
         if x.rst {
             self.reset(x.init_psn & PSN_MASK);
         }
+        self.out_regs.una_adv = self.clr_q.count_ones() as u8;
         self.out_regs
     }
 

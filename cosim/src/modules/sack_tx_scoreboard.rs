@@ -37,8 +37,9 @@ const IN_NAMES: [&str; 15] = [
     "rto_backoff_retries",
     "rtx_ooo_threshold",
 ];
-const OUT_NAMES: [&str; 19] = [
+const OUT_NAMES: [&str; 20] = [
     "una",
+    "una_adv",
     "nxt",
     "can_send",
     "acked_pkts",
@@ -64,7 +65,7 @@ const OUT_NAMES: [&str; 19] = [
 pub struct TxPorts {
     pm: PortMap,
     i: [Port; 15],
-    o: [Port; 19],
+    o: [Port; 20],
 }
 
 impl TxPorts {
@@ -126,8 +127,9 @@ impl TxPorts {
     }
 
     pub fn pack_outputs(&self, y: &TxOutputs, w: &mut [u32]) {
-        let v: [u64; 19] = [
+        let v: [u64; 20] = [
             y.una as u64,
+            y.una_adv as u64,
             y.nxt as u64,
             y.can_send as u64,
             y.acked_pkts as u64,
@@ -156,24 +158,25 @@ impl TxPorts {
         let g = |k: usize| self.o[k].get(w);
         TxOutputs {
             una: g(0) as u32,
-            nxt: g(1) as u32,
-            can_send: g(2) != 0,
-            acked_pkts: g(3) as u8,
-            acked_bytes: g(4) as u32,
-            fb_valid: g(5) != 0,
-            fb_idx: g(6) as u8,
-            fb_kind: g(7) as u8,
-            rtx_valid: g(8) != 0,
-            rtx_psn: g(9) as u32,
-            qp_error: g(10) != 0,
-            err_psn: g(11) as u32,
-            cnt_new_sends: g(12) as u32,
-            cnt_retransmits: g(13) as u32,
-            cnt_timeouts: g(14) as u32,
-            cnt_bad_send: g(15) as u32,
-            cnt_stale_sack: g(16) as u32,
-            cnt_bad_sack: g(17) as u32,
-            cnt_bad_nack: g(18) as u32,
+            una_adv: g(1) as u8,
+            nxt: g(2) as u32,
+            can_send: g(3) != 0,
+            acked_pkts: g(4) as u8,
+            acked_bytes: g(5) as u32,
+            fb_valid: g(6) != 0,
+            fb_idx: g(7) as u8,
+            fb_kind: g(8) as u8,
+            rtx_valid: g(9) != 0,
+            rtx_psn: g(10) as u32,
+            qp_error: g(11) != 0,
+            err_psn: g(12) as u32,
+            cnt_new_sends: g(13) as u32,
+            cnt_retransmits: g(14) as u32,
+            cnt_timeouts: g(15) as u32,
+            cnt_bad_send: g(16) as u32,
+            cnt_stale_sack: g(17) as u32,
+            cnt_bad_sack: g(18) as u32,
+            cnt_bad_nack: g(19) as u32,
         }
     }
 }
