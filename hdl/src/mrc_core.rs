@@ -258,8 +258,12 @@ pub struct MrcCore {
     l_len: Signal<Local, Bits<32>>,
     l_busy: Signal<Local, Bit>,
     l_base: Signal<Local, Bit>,
-    l_isum: Signal<Local, Bits<33>>,
-    l_isum_m: Signal<Local, Bits<33>>,
+    l_csx: Signal<Local, Bits<34>>,
+    l_csp: Signal<Local, Bits<34>>,
+    l_csm: Signal<Local, Bits<34>>,
+    l_csz: Signal<Local, Bits<34>>,
+    l_isum: Signal<Local, Bits<34>>,
+    l_isum_m: Signal<Local, Bits<34>>,
     l_fit: Signal<Local, Bit>,
     l_p32: Signal<Local, Bits<32>>,
     l_er: Signal<Local, Bit>,
@@ -638,6 +642,10 @@ impl MrcCore {
             l_len: Default::default(),
             l_busy: Default::default(),
             l_base: Default::default(),
+            l_csx: Default::default(),
+            l_csp: Default::default(),
+            l_csm: Default::default(),
+            l_csz: Default::default(),
             l_isum: Default::default(),
             l_isum_m: Default::default(),
             l_fit: Default::default(),
@@ -936,14 +944,27 @@ impl Logic for MrcCore {
             // by pend > MTU: the min's mux is off the carry chains.
             // (bit_cast cannot take an indexed field: the values go through locals)
             self.l_p32.next = self.pend[i].q.val();
-            self.l_isum.next =
-                bit_cast::<33, 32>(self.l_x32.val()) + bit_cast::<33, 32>(self.l_p32.val());
-            self.l_isum_m.next =
-                bit_cast::<33, 32>(self.l_x32.val()) + bit_cast::<33, 32>(self.k_mtu.val());
+            // x + len <= cwnd  <=>  x + len + ~cwnd < 0 (34-bit, ~cwnd = -cwnd - 1): a
+            // carry-save stage (sum and majority per bit), then one carry chain whose top bit
+            // is the answer, as in nscc_window's can_send.
+            self.l_csx.next = bit_cast::<34, 32>(self.l_x32.val());
+            self.l_csp.next = bit_cast::<34, 32>(self.l_p32.val());
+            self.l_csm.next = bit_cast::<34, 32>(self.k_mtu.val());
+            self.l_csz.next = !bit_cast::<34, 32>(self.l_y32.val());
+            self.l_isum.next = (self.l_csx.val() ^ self.l_csp.val() ^ self.l_csz.val())
+                + (((self.l_csx.val() & self.l_csp.val())
+                    | (self.l_csx.val() & self.l_csz.val())
+                    | (self.l_csp.val() & self.l_csz.val()))
+                    << 1);
+            self.l_isum_m.next = (self.l_csx.val() ^ self.l_csm.val() ^ self.l_csz.val())
+                + (((self.l_csx.val() & self.l_csm.val())
+                    | (self.l_csx.val() & self.l_csz.val())
+                    | (self.l_csm.val() & self.l_csz.val()))
+                    << 1);
             if self.pend[i].q.val() > self.k_mtu.val() {
-                self.l_fit.next = self.l_isum_m.val() <= bit_cast::<33, 32>(self.l_y32.val());
+                self.l_fit.next = self.l_isum_m.val().get_bit(33);
             } else {
-                self.l_fit.next = self.l_isum.val() <= bit_cast::<33, 32>(self.l_y32.val());
+                self.l_fit.next = self.l_isum.val().get_bit(33);
             }
             self.l_en.next = self.l_base.val()
                 & (self.pend[i].q.val() != 0)

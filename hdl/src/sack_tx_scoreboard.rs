@@ -35,7 +35,7 @@
 //!      feedback (SACK M / NACK trim / TIMEOUT) -> fb_* registered   (3 cycles after op)
 //!
 //!  una loop: ptr (one-hot abyte) + mask -> clr_q, pc_q = popcount(clr), cptr_q
-//!            -> next edge: clear, una += pc_q
+//!            -> next edge: clear, una += pc_q (pc_q is the `una_adv` output)
 //!  rtx pick: cand = need_rtx & out & ~acked; P1 per-16 first (at/after una, any) ->
 //!            P2 first group (slot, and one-hot group x in-group index) ->
 //!            P3 re-validate against current flops (AND-OR by the one-hots), slot -> PSN

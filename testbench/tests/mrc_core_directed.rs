@@ -4,6 +4,7 @@
 //! - Two cores back to back: A's transmit headers become B's receive DATA headers, B's
 //!   SACK/NACK headers become A's receive SACK/NACK headers (as `model/src/mrc_core/tests.rs`
 //!   `transfer`): the transfer completes, B delivers every PSN in order, A's `una` covers them.
+//! - The cwnd gate at its boundary: a packet that fills cwnd to the byte is sent.
 //! - Bad MMIO (unmapped offset, write to an RO register, misaligned offset, partial strobe) is
 //!   answered with SLVERR and counted in CSR.BAD_ACCESS.
 
@@ -217,6 +218,56 @@ fn transfer(
         }
         assert!(t < 400_000, "transfer did not finish: una {:?}", oa.una);
     }
+}
+
+/// New packets QP 0 sends with nothing acked, after `bytes` posted at once (no ticks, so no
+/// timeout and no NSCC event: cwnd stays at its initial value).
+fn sends_without_acks(cfg: &NicConfig, bytes: u32) -> u32 {
+    let mut rig = core(cfg);
+    assert_eq!(write(&mut rig, "QP", "QP_SEL", 0), 0);
+    assert_eq!(write(&mut rig, "QP", "QP_CTRL", 1), 0);
+    for (i, ev) in cfg.default_ev_profile().iter().enumerate() {
+        write(&mut rig, "EVT", "EV_INDEX", i as u32);
+        write(&mut rig, "EVT", "EV_VALUE", *ev);
+        write(&mut rig, "EVT", "EV_OP", 3);
+    }
+    let mut sent = 0;
+    for t in 0..2_000u32 {
+        let mut x = CoreInputs::idle();
+        x.now_ns = 4 * t;
+        if t == 0 {
+            x.sq_valid = true;
+            x.sq_qp = 0;
+            x.sq_bytes = bytes;
+        }
+        let o = rig.step(&x);
+        if o.tx_valid && !o.tx_rtx {
+            sent += 1;
+        }
+    }
+    sent
+}
+
+/// The cwnd gate is `inflight + len <= cwnd` (inflight counts every outstanding packet as a
+/// full MTU): a last packet that fills cwnd to the byte goes, one byte more waits. Random
+/// stimulus almost never lands on the equality (cwnd is not a multiple of the MTU).
+#[test]
+fn cwnd_gate_admits_a_packet_that_fills_cwnd_to_the_byte() {
+    // 100 Gb/s x 2 us: an initial cwnd of about 9 MTUs, under the SACK window.
+    let cfg = NicConfig {
+        link_gbps: 100,
+        base_rtt_ns: 2_000,
+        ..NicConfig::default()
+    };
+    cfg.validate().expect("config");
+    let cwnd = mrc_config::nscc::NsccFixed::new(&cfg).init_cwnd;
+    let full = cwnd / cfg.mtu;
+    assert!(
+        !cwnd.is_multiple_of(cfg.mtu) && full + 1 < cfg.sack_window_bits - 8,
+        "cwnd {cwnd}"
+    );
+    assert_eq!(sends_without_acks(&cfg, cwnd), full + 1);
+    assert_eq!(sends_without_acks(&cfg, cwnd + 1), full);
 }
 
 #[test]
