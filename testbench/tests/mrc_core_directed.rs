@@ -78,6 +78,15 @@ fn core(cfg: &NicConfig) -> CoreRig {
     rig
 }
 
+/// Loads an EV profile into the EV table, one EV_INDEX / EV_VALUE / EV_OP (load) each.
+fn load_ev_profile(rig: &mut CoreRig, profile: &[u32]) {
+    for (i, ev) in profile.iter().enumerate() {
+        write(rig, "EVT", "EV_INDEX", i as u32);
+        write(rig, "EVT", "EV_VALUE", *ev);
+        write(rig, "EVT", "EV_OP", 3);
+    }
+}
+
 /// A wire with a fixed delay in cycles.
 struct Wire {
     q: VecDeque<(u64, CoreInputs)>,
@@ -116,11 +125,7 @@ fn transfer(
         }
     }
     let profile = cfg.default_ev_profile();
-    for (i, ev) in profile.iter().enumerate() {
-        write(&mut a, "EVT", "EV_INDEX", i as u32);
-        write(&mut a, "EVT", "EV_VALUE", *ev);
-        write(&mut a, "EVT", "EV_OP", 3);
-    }
+    load_ev_profile(&mut a, &profile);
     let pkts = bytes.div_ceil(cfg.mtu);
     let mut rng = SplitMix64::new(seed);
     let mut data = Wire {
@@ -226,11 +231,7 @@ fn sends_without_acks(cfg: &NicConfig, bytes: u32) -> u32 {
     let mut rig = core(cfg);
     assert_eq!(write(&mut rig, "QP", "QP_SEL", 0), 0);
     assert_eq!(write(&mut rig, "QP", "QP_CTRL", 1), 0);
-    for (i, ev) in cfg.default_ev_profile().iter().enumerate() {
-        write(&mut rig, "EVT", "EV_INDEX", i as u32);
-        write(&mut rig, "EVT", "EV_VALUE", *ev);
-        write(&mut rig, "EVT", "EV_OP", 3);
-    }
+    load_ev_profile(&mut rig, &cfg.default_ev_profile());
     let mut sent = 0;
     for t in 0..2_000u32 {
         let mut x = CoreInputs::idle();
