@@ -320,8 +320,9 @@ pub struct MrcCore {
     l_msum: Signal<Local, Bits<33>>,
     l_sqe: Signal<Local, Bit>,
     l_sq_rst: Signal<Local, Bit>,
-    l_sq_pend: Signal<Local, Bits<32>>,
     l_sq_sum: Signal<Local, Bits<33>>,
+    l_sq_ovf: Signal<Local, Bit>,
+    l_sq_p: Signal<Local, Bits<32>>,
     l_sq_ok: Signal<Local, Bit>,
     l_is_send: Signal<Local, Bit>,
     l_sent_new: Signal<Local, Bit>,
@@ -363,6 +364,8 @@ pub struct MrcCore {
     l_maxwnd: Signal<Local, Bits<32>>,
     l_base_rtt: Signal<Local, Bits<32>>,
     l_refused: Signal<Local, Bits<32>>,
+    l_ref1: Signal<Local, Bits<32>>,
+    l_ref2: Signal<Local, Bits<32>>,
     l_rr_next: Signal<Local, Bits<8>>,
     l_x32: Signal<Local, Bits<32>>,
     l_y32: Signal<Local, Bits<32>>,
@@ -703,8 +706,9 @@ impl MrcCore {
             l_msum: Default::default(),
             l_sqe: Default::default(),
             l_sq_rst: Default::default(),
-            l_sq_pend: Default::default(),
             l_sq_sum: Default::default(),
+            l_sq_ovf: Default::default(),
+            l_sq_p: Default::default(),
             l_sq_ok: Default::default(),
             l_is_send: Default::default(),
             l_sent_new: Default::default(),
@@ -746,6 +750,8 @@ impl MrcCore {
             l_maxwnd: Default::default(),
             l_base_rtt: Default::default(),
             l_refused: Default::default(),
+            l_ref1: Default::default(),
+            l_ref2: Default::default(),
             l_rr_next: Default::default(),
             l_x32: Default::default(),
             l_y32: Default::default(),
@@ -886,15 +892,20 @@ impl Logic for MrcCore {
         self.l_rxq_en.next = false;
         self.l_sqe.next = false;
         self.l_sq_rst.next = false;
-        self.l_sq_pend.next = 0.into();
+        self.l_sq_ovf.next = false;
         for i in 0..self._q {
             if self.rx_qp.val() == self.qi8[i].val() {
                 self.l_rxq_en.next = self.en[i].q.val();
             }
+            // Every QP's pending + posted bytes, so the carry chain starts at registers and
+            // the posted QP only selects its carry out (not a pend mux feeding the adder).
+            self.l_sq_p.next = self.pend[i].q.val();
+            self.l_sq_sum.next =
+                bit_cast::<33, 32>(self.l_sq_p.val()) + bit_cast::<33, 32>(self.sq_bytes.val());
             if self.sq_qp.val() == self.qi8[i].val() {
                 self.l_sqe.next = self.en[i].q.val();
                 self.l_sq_rst.next = self.rst_q[i].q.val();
-                self.l_sq_pend.next = self.pend[i].q.val();
+                self.l_sq_ovf.next = self.l_sq_sum.val().get_bit(32);
             }
         }
         self.l_rx_ok.next = self.rx_valid.val()
@@ -1255,13 +1266,11 @@ impl Logic for MrcCore {
         }
 
         // ---- send-queue post check -------------------------------------------------------
-        self.l_sq_sum.next =
-            bit_cast::<33, 32>(self.l_sq_pend.val()) + bit_cast::<33, 32>(self.sq_bytes.val());
         self.l_sq_ok.next = self.sq_valid.val()
             & (self.sq_qp.val() < self.k_q8.val())
             & self.l_sqe.val()
             & !self.l_sq_rst.val()
-            & !self.l_sq_sum.val().get_bit(32);
+            & !self.l_sq_ovf.val();
 
         // ---- per QP: NSCC event slot, window, glue registers -----------------------------
         self.l_lv.next = false;
@@ -1792,12 +1801,18 @@ impl Logic for MrcCore {
         self.r_resp.next = self.csr.r_resp.val();
 
         // ---- counters ----------------------------------------------------------------------
+        // Two refusals can land in one clock; +1 and +2 are formed off the counter so the
+        // post check (the end of a long path) only selects.
+        self.l_ref1.next = self.c_refused.q.val() + 1;
+        self.l_ref2.next = self.c_refused.q.val() + 2;
         self.l_refused.next = self.c_refused.q.val();
         if self.l_ctrl_stb.val() & (self.l_ctrl_op.val() != 0) & !self.l_sel_ok.val() {
-            self.l_refused.next = self.l_refused.val() + 1;
-        }
-        if self.sq_valid.val() & !self.l_sq_ok.val() {
-            self.l_refused.next = self.l_refused.val() + 1;
+            self.l_refused.next = self.l_ref1.val();
+            if self.sq_valid.val() & !self.l_sq_ok.val() {
+                self.l_refused.next = self.l_ref2.val();
+            }
+        } else if self.sq_valid.val() & !self.l_sq_ok.val() {
+            self.l_refused.next = self.l_ref1.val();
         }
         self.c_refused.d.next = self.l_refused.val();
         if self.rx_valid.val() & !self.l_rx_ok.val() {

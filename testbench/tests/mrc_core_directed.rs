@@ -7,6 +7,7 @@
 //! - The cwnd gate at its boundary: a packet that fills cwnd to the byte is sent.
 //! - Bad MMIO (unmapped offset, write to an RO register, misaligned offset, partial strobe) is
 //!   answered with SLVERR and counted in CSR.BAD_ACCESS.
+//! - A refused QP control op and a refused post in the same clock count two refusals.
 
 use mrc_config::NicConfig;
 use mrc_model::mrc_core::{CoreInputs, CoreOutputs, RX_DATA, RX_NACK, RX_SACK};
@@ -318,4 +319,39 @@ fn bad_mmio_is_answered_with_slverr_and_counted() {
     assert_eq!(write(&mut rig, "QP", "QP_CTRL", 1), 0);
     assert_eq!(read(&mut rig, "CNT", "REFUSED_OPS"), 1);
     assert_eq!(read(&mut rig, "CSR", "BAD_ACCESS"), 6);
+}
+
+/// REFUSED_OPS takes two refusals in one clock (a QP_CTRL op on a QP that does not exist and
+/// a post to a disabled QP): a post is refused on every clock of the QP_CTRL write, so one of
+/// them shares the clock of the control strobe. Random compare reaches this rarely.
+#[test]
+fn two_refusals_in_one_clock_count_two() {
+    let cfg = NicConfig::default();
+    let mut rig = core(&cfg);
+    assert_eq!(write(&mut rig, "QP", "QP_SEL", cfg.qps + 3), 0);
+    let ctrl = addr(&rig, "QP", "QP_CTRL");
+    // QP 0 is not enabled: every post to it is refused.
+    let post = CoreInputs {
+        sq_valid: true,
+        sq_qp: 0,
+        sq_bytes: 100,
+        ..CoreInputs::idle()
+    };
+    let mut x = post;
+    x.wr_valid = true;
+    x.wr_addr = ctrl;
+    x.wr_data = 1;
+    x.wr_strb = 0xF;
+    let mut posts = 1;
+    rig.step(&x);
+    let mut answer = None;
+    for _ in 0..4 {
+        let o = rig.step(&post);
+        posts += 1;
+        if o.b_valid {
+            answer = Some(o.b_resp);
+        }
+    }
+    assert_eq!(answer, Some(0), "the QP_CTRL write is accepted (OKAY)");
+    assert_eq!(read(&mut rig, "CNT", "REFUSED_OPS"), posts + 1);
 }
