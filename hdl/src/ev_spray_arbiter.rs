@@ -12,7 +12,7 @@
 //!     A = elig & (i%16 <= s%16), E = elig|  2. feedback: section 2 state machine |
 //!                  | (regs s1a, s1e)     |  3. controller: DENY / ALLOW / LOAD   |
 //!  G: per 16-entry group: any + highest  +---------------------------------------+
-//!                  | (regs s2any*, s2max*)     |  popcount pipeline c4 -> c16 -> c64 -> active
+//!     (and its plane)  | (regs s2any*, s2max*, s2p*) |  popcount pipeline c4 -> c16 -> c64 -> active
 //!                  |                           v  ok = active - recent retires/denies > min
 //!  S: round-robin over groups with an E hit (rr); in that group the A hit, else the E hit
 //!                  | (regs g_*, rr)
@@ -120,8 +120,6 @@ pub struct EvSprayArbiter {
     nibble: Vec<Constant<Bits<4>>>,
     group_base: Vec<Constant<Bits<8>>>,
     group_last: Constant<Bits<4>>,
-    plane_num: Vec<Constant<Bits<3>>>,
-    plane_start: Vec<Constant<Bits<9>>>,
     /// Popcount pipeline values right after reset (valid entries per quad / group / 64).
     rst_c4: Vec<Constant<Bits<3>>>,
     rst_c16: Vec<Constant<Bits<5>>>,
@@ -175,6 +173,10 @@ pub struct EvSprayArbiter {
     s2maxa: Vec<DFF<Bits<4>>>,
     s2anye: Vec<DFF<Bit>>,
     s2maxe: Vec<DFF<Bits<4>>>,
+    // The plane of each group's two candidates (a constant per entry, selected beside the
+    // index), so the plane is not decoded from the index behind the stage-S select.
+    s2pa: Vec<DFF<Bits<3>>>,
+    s2pe: Vec<DFF<Bits<3>>>,
     rr: DFF<Bits<4>>,
     g_v: DFF<Bit>,
     g_n: DFF<Bit>,
@@ -209,7 +211,8 @@ pub struct EvSprayArbiter {
     ctl_in: Signal<Local, Bit>,
     retire_now: Signal<Local, Bit>,
     deny_now: Signal<Local, Bit>,
-    pending: Signal<Local, Bits<4>>,
+    pend1: Signal<Local, Bits<4>>,
+    pend2: Signal<Local, Bits<4>>,
     elig: Signal<Local, Bit>,
     nst: Signal<Local, Bits<2>>,
     npen: Signal<Local, Bits<4>>,
@@ -221,6 +224,11 @@ pub struct EvSprayArbiter {
     t_max: Signal<Local, Bits<4>>,
     t_any2: Signal<Local, Bit>,
     t_max2: Signal<Local, Bits<4>>,
+    t_pa: Signal<Local, Bits<3>>,
+    t_pe: Signal<Local, Bits<3>>,
+    t_pl: Signal<Local, Bits<3>>,
+    pl_hi: Signal<Local, Bits<3>>,
+    pl_lo: Signal<Local, Bits<3>>,
     found_a: Signal<Local, Bit>,
     found: Signal<Local, Bit>,
     pick_hi: Signal<Local, Bits<8>>,
@@ -301,18 +309,6 @@ impl EvSprayArbiter {
             nibble: (0..16u64).map(|j| Constant::new(j.into())).collect(),
             group_base: (0..groups as u64).map(|g| c8(g * 16)).collect(),
             group_last: Constant::new((groups as u64 - 1).into()),
-            // Planes 1..=7 only: plane 0 is the default of the compare chain.
-            plane_num: (1..8u64).map(|p| Constant::new(p.into())).collect(),
-            plane_start: (1..8u64)
-                .map(|p| {
-                    let start = if p < u64::from(cfg.planes) {
-                        p * u64::from(cfg.evs_per_plane)
-                    } else {
-                        256
-                    };
-                    Constant::new(start.into())
-                })
-                .collect(),
             rst_c4: (0..quads)
                 .map(|q| Constant::new(valid_in(4 * q, 4).into()))
                 .collect(),
@@ -362,6 +358,8 @@ impl EvSprayArbiter {
             s2maxa: dffs(groups),
             s2anye: dffs(groups),
             s2maxe: dffs(groups),
+            s2pa: dffs(groups),
+            s2pe: dffs(groups),
             rr: Default::default(),
             g_v: Default::default(),
             g_n: Default::default(),
@@ -393,7 +391,8 @@ impl EvSprayArbiter {
             ctl_in: Default::default(),
             retire_now: Default::default(),
             deny_now: Default::default(),
-            pending: Default::default(),
+            pend1: Default::default(),
+            pend2: Default::default(),
             elig: Default::default(),
             nst: Default::default(),
             npen: Default::default(),
@@ -405,6 +404,11 @@ impl EvSprayArbiter {
             t_max: Default::default(),
             t_any2: Default::default(),
             t_max2: Default::default(),
+            t_pa: Default::default(),
+            t_pe: Default::default(),
+            t_pl: Default::default(),
+            pl_hi: Default::default(),
+            pl_lo: Default::default(),
             found_a: Default::default(),
             found: Default::default(),
             pick_hi: Default::default(),
@@ -571,9 +575,14 @@ impl Logic for EvSprayArbiter {
             self.s1a[i].d.next = self.elig.val() & (self.nibble[i % 16].val() <= self.s_lo.val());
 
             self.e_land[i].d.next = self.req.val() & (self.s.val() == self.ent_index[i].val());
-            self.e_fb[i].d.next = self.fb_in.val() & (self.fb_idx.val() == self.ent_index[i].val());
-            self.e_ctl[i].d.next =
-                self.ctl_in.val() & (self.ctl_idx.val() == self.ent_index[i].val());
+            // An index equal to a real entry's is in range, so the one-hot decodes skip the
+            // range compare (fb_in / ctl_in, a carry chain) and padding entries decode to 0.
+            self.e_fb[i].d.next = self.fb_valid.val()
+                & self.ent_valid[i].val()
+                & (self.fb_idx.val() == self.ent_index[i].val());
+            self.e_ctl[i].d.next = (self.ctl_op.val() != 0)
+                & self.ent_valid[i].val()
+                & (self.ctl_idx.val() == self.ent_index[i].val());
 
             self.nst.next = self.st[i].q.val();
             self.npen.next = self.pen[i].q.val();
@@ -707,9 +716,17 @@ impl Logic for EvSprayArbiter {
             - bit_cast::<4, 1>(self.deny_hist.q.val().get_bit(3).into());
         // What `ok` compares against next cycle: the pending count plus the denial already
         // accepted at E1 (it applies next cycle), and the same plus one, both registered.
-        self.pending.next = self.pend.d.val() + bit_cast::<4, 1>(self.e_deny.d.val().into());
-        self.thr_q.d.next = bit_cast::<10, 4>(self.pending.val()) | bits::<10>(512);
-        self.thr1_q.d.next = bit_cast::<10, 4>(self.pending.val() + 1) | bits::<10>(512);
+        // The denial is accepted at the end of the control input's range check, so both sums
+        // are formed off `pend` and it only selects (4-bit, wrapping as pend + deny + 1 does).
+        self.pend1.next = self.pend.d.val() + 1;
+        self.pend2.next = self.pend.d.val() + 2;
+        if self.e_deny.d.val() {
+            self.thr_q.d.next = bit_cast::<10, 4>(self.pend1.val()) | bits::<10>(512);
+            self.thr1_q.d.next = bit_cast::<10, 4>(self.pend2.val()) | bits::<10>(512);
+        } else {
+            self.thr_q.d.next = bit_cast::<10, 4>(self.pend.d.val()) | bits::<10>(512);
+            self.thr1_q.d.next = bit_cast::<10, 4>(self.pend1.val()) | bits::<10>(512);
+        }
         if self.retire_now.val() {
             self.ok.d.next = self.am.q.val() > self.thr1_q.q.val();
         } else {
@@ -726,24 +743,32 @@ impl Logic for EvSprayArbiter {
             self.s2maxa[g].clock.next = self.clock.val();
             self.s2anye[g].clock.next = self.clock.val();
             self.s2maxe[g].clock.next = self.clock.val();
+            self.s2pa[g].clock.next = self.clock.val();
+            self.s2pe[g].clock.next = self.clock.val();
             self.t_any.next = false;
             self.t_max.next = bits::<4>(0);
+            self.t_pa.next = bits::<3>(0);
             self.t_any2.next = false;
             self.t_max2.next = bits::<4>(0);
+            self.t_pe.next = bits::<3>(0);
             for j in 0..16 {
                 if self.s1a[g * 16 + j].q.val() {
                     self.t_any.next = true;
                     self.t_max.next = self.nibble[j].val();
+                    self.t_pa.next = self.ent_plane[g * 16 + j].val();
                 }
                 if self.s1e[g * 16 + j].q.val() {
                     self.t_any2.next = true;
                     self.t_max2.next = self.nibble[j].val();
+                    self.t_pe.next = self.ent_plane[g * 16 + j].val();
                 }
             }
             self.s2anya[g].d.next = self.t_any.val();
             self.s2maxa[g].d.next = self.t_max.val();
             self.s2anye[g].d.next = self.t_any2.val();
             self.s2maxe[g].d.next = self.t_max2.val();
+            self.s2pa[g].d.next = self.t_pa.val();
+            self.s2pe[g].d.next = self.t_pe.val();
         }
         self.s2v.d.next = self.s1v.q.val();
 
@@ -755,6 +780,9 @@ impl Logic for EvSprayArbiter {
         self.g_hi.next = bits::<4>(0);
         self.g_lo.next = bits::<4>(0);
         self.g_sel.next = bits::<4>(0);
+        self.pl_hi.next = bits::<3>(0);
+        self.pl_lo.next = bits::<3>(0);
+        self.t_pl.next = bits::<3>(0);
         self.found_a.next = false;
         self.found.next = false;
         for g in 0..self._groups {
@@ -762,41 +790,42 @@ impl Logic for EvSprayArbiter {
                 self.found.next = true;
                 if self.s2anya[g].q.val() {
                     self.t_max.next = self.s2maxa[g].q.val();
+                    self.t_pl.next = self.s2pa[g].q.val();
                 } else {
                     self.t_max.next = self.s2maxe[g].q.val();
+                    self.t_pl.next = self.s2pe[g].q.val();
                 }
                 // bit_cast's width is evaluated at elaboration, so it cannot name a loop index.
                 self.pick_hi.next = self.group_base[g].val() | bit_cast::<8, 4>(self.t_max.val());
                 self.g_hi.next = self.nibble[g].val();
+                self.pl_hi.next = self.t_pl.val();
                 if self.nibble[g].val() <= self.rr.q.val() {
                     self.found_a.next = true;
                     self.pick_lo.next = self.pick_hi.val();
                     self.g_lo.next = self.nibble[g].val();
+                    self.pl_lo.next = self.t_pl.val();
                 }
             }
         }
         if self.found_a.val() {
             self.sel.next = self.pick_lo.val();
             self.g_sel.next = self.g_lo.val();
+            self.gp.next = self.pl_lo.val();
         } else {
             self.sel.next = self.pick_hi.val();
             self.g_sel.next = self.g_hi.val();
+            self.gp.next = self.pl_hi.val();
         }
         if !self.s2v.q.val() {
             self.found.next = false;
             self.sel.next = bits::<8>(0);
+            self.gp.next = bits::<3>(0);
         }
         if self.found.val() {
             if self.g_sel.val() == 0 {
                 self.rr.d.next = self.group_last.val();
             } else {
                 self.rr.d.next = self.g_sel.val() - 1;
-            }
-        }
-        self.gp.next = bits::<3>(0);
-        for p in 0..7 {
-            if bit_cast::<9, 8>(self.sel.val()) >= self.plane_start[p].val() {
-                self.gp.next = self.plane_num[p].val();
             }
         }
         // Stage S is registered before the EV RAM read (the select tree would otherwise sit in
