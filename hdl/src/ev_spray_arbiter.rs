@@ -12,7 +12,7 @@
 //!     A = elig & (i%16 <= s%16), E = elig|  2. feedback: section 2 state machine |
 //!                  | (regs s1a, s1e)     |  3. controller: DENY / ALLOW / LOAD   |
 //!  G: per 16-entry group: any + highest  +---------------------------------------+
-//!     (and its plane)  | (regs s2any*, s2max*, s2p*) |  popcount pipeline c4 -> c16 -> c64 -> active
+//!  (and its plane) | (s2any*, s2max*, s2p*)    |  popcount pipeline c4 -> c16 -> c64 -> active
 //!                  |                           v  ok = active - recent retires/denies > min
 //!  S: round-robin over groups with an E hit (rr); in that group the A hit, else the E hit
 //!                  | (regs g_*, rr)
