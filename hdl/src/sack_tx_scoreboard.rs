@@ -923,14 +923,22 @@ impl Logic for SackTxScoreboard {
 
         // EV RAM: one read (TICK: the head; otherwise the op's PSN), addressed at S0 (below)
         // so the RAM's output is registered raw here (ram_q); the SEND's write.
+        // The exponent for a head PSN and for any other, both capped, and q_head (a wide
+        // fan-out) only selects: it does not start the subtract / add / cap chain.
         self.extra.next = bits::<6>(0);
-        if self.q_head.q.val() & (self.head_tmo.q.val() > bit_cast::<6, 3>(self.q_lin.q.val())) {
+        if self.head_tmo.q.val() > bit_cast::<6, 3>(self.q_lin.q.val()) {
             self.extra.next = self.head_tmo.q.val() - bit_cast::<6, 3>(self.q_lin.q.val());
         }
         self.e7.next = bit_cast::<7, 5>(self.q_exp.q.val()) + bit_cast::<7, 6>(self.extra.val());
-        self.e5.next = bit_cast::<5, 7>(self.e7.val());
-        if self.e7.val() > 30 {
+        self.e5.next = self.q_exp.q.val();
+        if self.q_exp.q.val() > 30 {
             self.e5.next = bits::<5>(30);
+        }
+        if self.q_head.q.val() {
+            self.e5.next = bit_cast::<5, 7>(self.e7.val());
+            if self.e7.val() > 30 {
+                self.e5.next = bits::<5>(30);
+            }
         }
         // The SEND's write is registered (slot, ev, now, exponent) and lands one edge later;
         // a read meeting that pending write in the same cycle takes the written data (byp).
