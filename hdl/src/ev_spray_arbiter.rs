@@ -16,7 +16,7 @@
 //!                  |                           v  ok = active - recent retires/denies > min
 //!  S: round-robin over groups with an E hit (rr); in that group the A hit, else the E hit
 //!                  | (regs g_*, rr)
-//!  M: EV RAM read at the registered selection
+//!  M: EV RAM (LUT RAM) read at the registered selection
 //!                  | (RAM data, regs h_*)
 //!  O: RAM data registered (o_ev), fields aligned (o_*)
 //!                  v
@@ -59,6 +59,7 @@
 // transition table; collapsing them would hide that correspondence.
 #![allow(clippy::collapsible_if)]
 
+use crate::lut_ram::LutRam;
 use mrc_config::NicConfig;
 use rust_hdl::prelude::*;
 
@@ -128,7 +129,7 @@ pub struct EvSprayArbiter {
     // Table.
     st: Vec<DFF<Bits<2>>>,
     pen: Vec<DFF<Bits<4>>>,
-    ev_ram: RAM<Bits<32>, 8>,
+    ev_ram: LutRam<Bits<32>, 8>,
     // Rotation.
     ctr: DFF<Bits<8>>,
     lfsr: DFF<Bits<16>>,
@@ -141,17 +142,24 @@ pub struct EvSprayArbiter {
     e_op: DFF<Bits<2>>,
     e_idx: DFF<Bits<8>>,
     e_ev: DFF<Bits<32>>,
-    // Decoded at E1 so each entry's E2 update is a small function of flops (the raw kind fans
-    // out to every entry): MRC ->SKIP, MRC retire, probe NONE, probe SKIP, BITMAP penalty add
-    // (0 none, 1 +1, 2 +4, 3 =15), landing under MRC / under BITMAP, DENY.
-    e_kskip: DFF<Bit>,
+    // The accepted event's global effects: an MRC retire (the min-active bookkeeping) and a
+    // DENY.
     e_kretire: DFF<Bit>,
-    e_kpnone: DFF<Bit>,
-    e_kpskip: DFF<Bit>,
-    e_padd: DFF<Bits<2>>,
-    e_lskip: DFF<Bit>,
-    e_lpen: DFF<Bit>,
     e_deny: DFF<Bit>,
+    // The event kinds decoded at E1 so each entry's E2 update is a small function of flops:
+    // MRC ->SKIP, MRC retire, probe NONE, probe SKIP, BITMAP penalty add (0 none, 1 +1, 2 +4,
+    // 3 =15), landing under MRC / under BITMAP, DENY. One copy per 16-entry group, each
+    // qualified by "the event's index is in this group" (no two copies are equal, so synthesis
+    // keeps them apart): a copy drives 16 entries, where one flop driving the whole table put
+    // two ~3 ns routes on the path into the penalty update.
+    gq_kskip: Vec<DFF<Bit>>,
+    gq_kretire: Vec<DFF<Bit>>,
+    gq_kpnone: Vec<DFF<Bit>>,
+    gq_kpskip: Vec<DFF<Bit>>,
+    gq_padd: Vec<DFF<Bits<2>>>,
+    gq_lskip: Vec<DFF<Bit>>,
+    gq_lpen: Vec<DFF<Bit>>,
+    gq_deny: Vec<DFF<Bit>>,
     // Min-active bookkeeping.
     c4: Vec<DFF<Bits<3>>>,
     c16: Vec<DFF<Bits<5>>>,
@@ -209,6 +217,13 @@ pub struct EvSprayArbiter {
     s_lo: Signal<Local, Bits<4>>,
     fb_in: Signal<Local, Bit>,
     ctl_in: Signal<Local, Bit>,
+    fb_grp: Signal<Local, Bit>,
+    k_skip: Signal<Local, Bit>,
+    k_retire: Signal<Local, Bit>,
+    k_pnone: Signal<Local, Bit>,
+    k_pskip: Signal<Local, Bit>,
+    k_padd: Signal<Local, Bits<2>>,
+    land_grp: Signal<Local, Bit>,
     retire_now: Signal<Local, Bit>,
     deny_now: Signal<Local, Bit>,
     pend1: Signal<Local, Bits<4>>,
@@ -320,7 +335,7 @@ impl EvSprayArbiter {
                 .collect(),
             st: dffs(n),
             pen: dffs(n),
-            ev_ram: RAM::new(ram),
+            ev_ram: LutRam::new(ram),
             ctr: Default::default(),
             lfsr: Default::default(),
             e_land: dffs(n),
@@ -331,14 +346,16 @@ impl EvSprayArbiter {
             e_op: Default::default(),
             e_idx: Default::default(),
             e_ev: Default::default(),
-            e_kskip: Default::default(),
             e_kretire: Default::default(),
-            e_kpnone: Default::default(),
-            e_kpskip: Default::default(),
-            e_padd: Default::default(),
-            e_lskip: Default::default(),
-            e_lpen: Default::default(),
             e_deny: Default::default(),
+            gq_kskip: dffs(groups),
+            gq_kretire: dffs(groups),
+            gq_kpnone: dffs(groups),
+            gq_kpskip: dffs(groups),
+            gq_padd: dffs(groups),
+            gq_lskip: dffs(groups),
+            gq_lpen: dffs(groups),
+            gq_deny: dffs(groups),
             c4: dffs(quads),
             c16: dffs(groups),
             c64: dffs(sixtyfours),
@@ -389,6 +406,13 @@ impl EvSprayArbiter {
             s_lo: Default::default(),
             fb_in: Default::default(),
             ctl_in: Default::default(),
+            fb_grp: Default::default(),
+            k_skip: Default::default(),
+            k_retire: Default::default(),
+            k_pnone: Default::default(),
+            k_pskip: Default::default(),
+            k_padd: Default::default(),
+            land_grp: Default::default(),
             retire_now: Default::default(),
             deny_now: Default::default(),
             pend1: Default::default(),
@@ -440,13 +464,7 @@ impl Logic for EvSprayArbiter {
             ctr,
             lfsr,
             e_fbv,
-            e_kskip,
             e_kretire,
-            e_kpnone,
-            e_kpskip,
-            e_padd,
-            e_lskip,
-            e_lpen,
             e_deny,
             e_ctlv,
             e_op,
@@ -521,27 +539,53 @@ impl Logic for EvSprayArbiter {
         self.e_op.d.next = self.ctl_op.val();
         self.e_idx.d.next = self.ctl_idx.val();
         self.e_ev.d.next = self.ctl_ev.val();
-        self.e_kskip.d.next =
+        self.k_skip.next =
             !self.policy.val() & ((self.fb_kind.val() == 1) | (self.fb_kind.val() == 3));
-        self.e_kretire.d.next =
+        self.k_retire.next =
             !self.policy.val() & ((self.fb_kind.val() == 2) | (self.fb_kind.val() == 5));
-        self.e_kpnone.d.next = !self.policy.val() & (self.fb_kind.val() == 6);
-        self.e_kpskip.d.next = !self.policy.val() & (self.fb_kind.val() == 7);
-        self.e_padd.d.next = bits::<2>(0);
+        self.k_pnone.next = !self.policy.val() & (self.fb_kind.val() == 6);
+        self.k_pskip.next = !self.policy.val() & (self.fb_kind.val() == 7);
+        self.k_padd.next = bits::<2>(0);
         if self.policy.val() {
             if self.fb_kind.val() == 1 {
-                self.e_padd.d.next = bits::<2>(1);
+                self.k_padd.next = bits::<2>(1);
             }
             if self.fb_kind.val() == 3 {
-                self.e_padd.d.next = bits::<2>(2);
+                self.k_padd.next = bits::<2>(2);
             }
             if (self.fb_kind.val() == 2) | (self.fb_kind.val() == 5) {
-                self.e_padd.d.next = bits::<2>(3);
+                self.k_padd.next = bits::<2>(3);
             }
         }
-        self.e_lskip.d.next = self.req.val() & !self.policy.val();
-        self.e_lpen.d.next = self.req.val() & self.policy.val();
+        self.e_kretire.d.next = self.k_retire.val();
         self.e_deny.d.next = self.ctl_in.val() & (self.ctl_op.val() == 1);
+        // Per-group copies (see the field docs): the index's group bits against the group's
+        // base. Padding entries and out-of-profile indices are gated by the per-entry one-hots.
+        for g in 0..self._groups {
+            self.gq_kskip[g].clock.next = self.clock.val();
+            self.gq_kretire[g].clock.next = self.clock.val();
+            self.gq_kpnone[g].clock.next = self.clock.val();
+            self.gq_kpskip[g].clock.next = self.clock.val();
+            self.gq_padd[g].clock.next = self.clock.val();
+            self.gq_lskip[g].clock.next = self.clock.val();
+            self.gq_lpen[g].clock.next = self.clock.val();
+            self.gq_deny[g].clock.next = self.clock.val();
+            self.fb_grp.next = (self.fb_idx.val() & bits::<8>(0xF0)) == self.group_base[g].val();
+            self.land_grp.next = (self.s.val() & bits::<8>(0xF0)) == self.group_base[g].val();
+            self.gq_kskip[g].d.next = self.fb_grp.val() & self.k_skip.val();
+            self.gq_kretire[g].d.next = self.fb_grp.val() & self.k_retire.val();
+            self.gq_kpnone[g].d.next = self.fb_grp.val() & self.k_pnone.val();
+            self.gq_kpskip[g].d.next = self.fb_grp.val() & self.k_pskip.val();
+            self.gq_padd[g].d.next = bits::<2>(0);
+            if self.fb_grp.val() {
+                self.gq_padd[g].d.next = self.k_padd.val();
+            }
+            self.gq_lskip[g].d.next = self.land_grp.val() & self.req.val() & !self.policy.val();
+            self.gq_lpen[g].d.next = self.land_grp.val() & self.req.val() & self.policy.val();
+            self.gq_deny[g].d.next = ((self.ctl_idx.val() & bits::<8>(0xF0))
+                == self.group_base[g].val())
+                & (self.ctl_op.val() == 1);
+        }
         self.o_fbd.d.next = self.fb_valid.val() & !self.fb_in.val();
         self.o_ctd.d.next = (self.ctl_op.val() != 0) & !self.ctl_in.val();
 
@@ -588,50 +632,50 @@ impl Logic for EvSprayArbiter {
             self.npen.next = self.pen[i].q.val();
             // 1. the rotation landed on this entry
             if self.e_land[i].q.val() {
-                if self.e_lpen.q.val() & (self.npen.val() != 0) {
+                if self.gq_lpen[i / 16].q.val() & (self.npen.val() != 0) {
                     self.npen.next = self.npen.val() - 1;
                 }
-                if self.e_lskip.q.val() & (self.nst.val() == 1) {
+                if self.gq_lskip[i / 16].q.val() & (self.nst.val() == 1) {
                     self.nst.next = bits::<2>(0);
                 }
             }
             // 2. path feedback (flags decoded at E1, policy included)
             if self.e_fb[i].q.val() {
-                if self.e_padd.q.val() == 1 {
+                if self.gq_padd[i / 16].q.val() == 1 {
                     if self.npen.val() != 15 {
                         self.npen.next = self.npen.val() + 1;
                     }
                 }
-                if self.e_padd.q.val() == 2 {
+                if self.gq_padd[i / 16].q.val() == 2 {
                     if self.npen.val() >= 11 {
                         self.npen.next = bits::<4>(15);
                     } else {
                         self.npen.next = self.npen.val() + 4;
                     }
                 }
-                if self.e_padd.q.val() == 3 {
+                if self.gq_padd[i / 16].q.val() == 3 {
                     self.npen.next = bits::<4>(15);
                 }
-                if self.e_kskip.q.val() & (self.nst.val() == 0) {
+                if self.gq_kskip[i / 16].q.val() & (self.nst.val() == 0) {
                     self.nst.next = bits::<2>(1);
                 }
-                if self.e_kretire.q.val() & (self.nst.val() <= 1) {
+                if self.gq_kretire[i / 16].q.val() & (self.nst.val() <= 1) {
                     if self.ok.q.val() {
                         self.nst.next = bits::<2>(2);
                     } else {
                         self.nst.next = bits::<2>(1);
                     }
                 }
-                if self.e_kpnone.q.val() & (self.nst.val() == 2) {
+                if self.gq_kpnone[i / 16].q.val() & (self.nst.val() == 2) {
                     self.nst.next = bits::<2>(0);
                 }
-                if self.e_kpskip.q.val() & (self.nst.val() == 2) {
+                if self.gq_kpskip[i / 16].q.val() & (self.nst.val() == 2) {
                     self.nst.next = bits::<2>(1);
                 }
             }
             // 3. controller
             if self.e_ctl[i].q.val() {
-                if self.e_deny.q.val() {
+                if self.gq_deny[i / 16].q.val() {
                     self.nst.next = bits::<2>(3);
                 } else {
                     self.nst.next = bits::<2>(0);
@@ -829,14 +873,15 @@ impl Logic for EvSprayArbiter {
             }
         }
         // Stage S is registered before the EV RAM read (the select tree would otherwise sit in
-        // front of the BRAM address); the grant outputs wait for the RAM so they stay aligned.
+        // front of the RAM's read mux); the grant outputs wait for the RAM so they stay aligned.
         self.g_v.d.next = self.found.val();
         self.g_n.d.next = self.s2v.q.val() & !self.found.val();
         self.g_i.d.next = self.sel.val();
         self.g_p.d.next = self.gp.val();
         self.ev_ram.read_address.next = self.g_i.q.val();
-        // The RAM's data is registered once more (an ECP5 DP16KD without its output register
-        // has ~6 ns clock-to-out); the other grant fields wait one more cycle with it.
+        // The RAM's data is registered once more, next to the outputs (the LUT RAM's read flop
+        // sits with its cells); the other grant fields wait one more cycle with it. The table
+        // is a LUT RAM, not a DP16KD: see `lut_ram` for why.
         self.h_v.d.next = self.g_v.q.val();
         self.h_n.d.next = self.g_n.q.val();
         self.h_i.d.next = self.g_i.q.val();

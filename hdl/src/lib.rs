@@ -7,6 +7,7 @@ pub mod arith;
 pub mod emit;
 pub mod ev_spray_arbiter;
 pub mod generate;
+pub mod lut_ram;
 pub mod mrc_core;
 pub mod mrc_csr;
 pub mod nscc_window;
