@@ -11,7 +11,7 @@
 //!                  and whether the S1 op / a firing timeout hits the same slot (c_*))
 //!                  |
 //!  S1  checks against committed una/nxt + slot flags (OR of 16 group flops, c_* patches)
-//!      SEND  new (psn == nxt, window vs una_d2 from win0/win1) | retransmit (marked) | refused
+//!      SEND  new (psn == nxt, window vs una_d2: both sn_q outcomes) | retransmit (marked) | refused
 //!            -> flags at this edge, EV RAM write registered (w_*), {ev, now + 2^e} one edge
 //!            later; a read that missed a pending write takes its data (bya/mb -> byp)
 //!      NACK  valid -> mark need_rtx at this edge; EV RAM data (read at S0) of the slot
@@ -298,6 +298,9 @@ pub struct SackTxScoreboard {
     is_tick: Signal<Local, Bit>,
     send_new: Signal<Local, Bit>,
     send_rtx: Signal<Local, Bit>,
+    snew0: Signal<Local, Bit>,
+    snew1: Signal<Local, Bit>,
+    rtx_ok: Signal<Local, Bit>,
     nack_ok: Signal<Local, Bit>,
     sack_good: Signal<Local, Bit>,
     stale: Signal<Local, Bit>,
@@ -377,7 +380,6 @@ pub struct SackTxScoreboard {
     age_ok: Signal<Local, Bit>,
     sr_pre: Signal<Local, Bit>,
     nk_pre: Signal<Local, Bit>,
-    eqn: Signal<Local, Bit>,
     t72: Signal<Local, Bits<72>>,
     _w: usize,
     _nb: usize,
@@ -612,6 +614,9 @@ impl SackTxScoreboard {
             is_tick: Default::default(),
             send_new: Default::default(),
             send_rtx: Default::default(),
+            snew0: Default::default(),
+            snew1: Default::default(),
+            rtx_ok: Default::default(),
             nack_ok: Default::default(),
             sack_good: Default::default(),
             stale: Default::default(),
@@ -691,7 +696,6 @@ impl SackTxScoreboard {
             age_ok: Default::default(),
             sr_pre: Default::default(),
             nk_pre: Default::default(),
-            eqn: Default::default(),
             t72: Default::default(),
             _w: w,
             _nb: nb,
@@ -863,21 +867,30 @@ impl Logic for SackTxScoreboard {
         self.is_nack.next = self.q_op.q.val() == 3;
         self.is_tick.next = self.q_op.q.val() == 4;
         // psn == nxt was compared at S0 against nxt and nxt + 1; this cycle's nxt is the
-        // latter exactly when the previous cycle's SEND was new (sn_q).
+        // latter exactly when the previous cycle's SEND was new (sn_q). The decision is formed
+        // for both outcomes from flops and sn_q (a loop: sn_q is the last send_new) only
+        // selects, so it meets one LUT on its way to the counters and the RAM write.
+        self.snew0.next =
+            self.is_send.val() & !self.err.q.val() & self.q_eq0.q.val() & self.win0.q.val();
+        self.snew1.next =
+            self.is_send.val() & !self.err.q.val() & self.q_eq1.q.val() & self.win1.q.val();
         if self.sn_q.q.val() {
-            self.eqn.next = self.q_eq1.q.val();
+            self.send_new.next = self.snew1.val();
         } else {
-            self.eqn.next = self.q_eq0.q.val();
+            self.send_new.next = self.snew0.val();
         }
-        self.send_new.next =
-            self.is_send.val() & !self.err.q.val() & self.eqn.val() & self.win_ok.val();
         // The per-slot flag updates use these prefixes with the slot's own flags (the slot is
         // the one q_hot selects, so its flags are what fo/fa/fr would mux): the 256-way mux
         // then feeds only the few global consumers below, not every slot's next state.
         self.sr_pre.next =
             self.is_send.val() & !self.err.q.val() & !self.send_new.val() & self.in_win.val();
         self.nk_pre.next = self.is_nack.val() & !self.err.q.val() & self.in_win.val();
-        self.send_rtx.next = self.sr_pre.val() & self.frt.val();
+        // A retransmit is "sendable as one" (rtx_ok, no sn_q in it) and not new; the RAM write,
+        // the head check and the bad-SEND count use rtx_ok directly (send_new | send_rtx is
+        // send_new | rtx_ok; a SEND neither new nor retransmitted is !send_new & !rtx_ok).
+        self.rtx_ok.next =
+            self.is_send.val() & !self.err.q.val() & self.in_win.val() & self.frt.val();
+        self.send_rtx.next = self.rtx_ok.val() & !self.send_new.val();
         self.nack_ok.next = self.nk_pre.val() & self.foa.val();
         // SACK checks: every una-relative quantity was subtracted at S0 from the una this
         // cycle sees (ca = cack + 1 - una; the hole length less the msb), so each check
@@ -942,7 +955,7 @@ impl Logic for SackTxScoreboard {
         }
         // The SEND's write is registered (slot, ev, now, exponent) and lands one edge later;
         // a read meeting that pending write in the same cycle takes the written data (byp).
-        self.w_en.d.next = self.send_new.val() | self.send_rtx.val();
+        self.w_en.d.next = self.send_new.val() | self.rtx_ok.val();
         self.w_addr.d.next = self.slot.val();
         self.w_ev.d.next = self.q_ev.q.val();
         self.w_now.d.next = self.now.q.val();
@@ -1008,7 +1021,7 @@ impl Logic for SackTxScoreboard {
         // by a firing timeout, which marks the head, so the TICK behind it finds the head
         // marked (s3_kill, or the flops for the mark) and cannot fire either.
         self.s3_tok.d.next = self.s2_tick.q.val()
-            & !((self.send_new.val() | self.send_rtx.val()) & self.m_head.val())
+            & !((self.send_new.val() | self.rtx_ok.val()) & self.m_head.val())
             & self.s2_us.q.val()
             & (self.clr_q.q.val() == 0)
             & self.age_ok.val()
@@ -1398,7 +1411,7 @@ impl Logic for SackTxScoreboard {
         if self.fire.val() {
             self.c_timeouts.d.next = self.c_timeouts.q.val() + 1;
         }
-        if self.is_send.val() & !self.send_new.val() & !self.send_rtx.val() {
+        if self.is_send.val() & !self.send_new.val() & !self.rtx_ok.val() {
             self.c_bad_send.d.next = self.c_bad_send.q.val() + 1;
         }
         if self.stale.val() {
