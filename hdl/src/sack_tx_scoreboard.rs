@@ -38,7 +38,8 @@
 //!            -> next edge: clear, una += pc_q (pc_q is the `una_adv` output)
 //!  rtx pick: cand = need_rtx & out & ~acked; P1 per-16 first (at/after una, any) ->
 //!            P2 first group (slot, and one-hot group x in-group index) ->
-//!            P3 re-validate against current flops (AND-OR by the one-hots), slot -> PSN
+//!            P3 re-validate against current flops (AND-OR by the one-hots) -> rtx_valid;
+//!            slot -> PSN (rtx_psn follows the P2 pick, read only with rtx_valid)
 //! ```
 //!
 //! One op per clock, every output registered. Per slot (`psn % W`) there are four flops:
@@ -1374,8 +1375,10 @@ impl Logic for SackTxScoreboard {
             self.cv.next = self.cv.val() | (self.p2_g[g].q.val() & self.cvg.val());
         }
         self.o_rv.d.next = self.p2_valid.q.val() & self.cv.val() & !self.err.q.val();
+        // The PSN follows P2's pick; the re-validation (cv, an OR over every slot) gates
+        // rtx_valid alone, not the clear of these 24 flops (rtx_psn is read with rtx_valid).
         self.o_rpsn.d.next = bits::<24>(0);
-        if self.p2_valid.q.val() & self.cv.val() & !self.err.q.val() {
+        if self.p2_valid.q.val() & !self.err.q.val() {
             self.o_rpsn.d.next = self.r_una.q.val()
                 + bit_cast::<24, 10>((self.p2_slot.q.val() - self.una_slot.val()) & self.wm.val());
         }

@@ -85,6 +85,9 @@ pub struct TxOutputs {
     pub fb_idx: u8,
     pub fb_kind: u8,
     pub rtx_valid: bool,
+    /// The PSN of P2's pick whenever there is one (0 when none, or under `qp_error`);
+    /// meaningful only with `rtx_valid`: P3's re-validation against the current flags gates
+    /// `rtx_valid` alone, so it does not also clear the 24 PSN flops.
     pub rtx_psn: u32,
     pub qp_error: bool,
     pub err_psn: u32,
@@ -488,7 +491,7 @@ impl SackTxScoreboard {
             },
         };
         let rv = self.p2_valid && cand[self.p2_slot] && !err;
-        let rpsn = if rv {
+        let rpsn = if self.p2_valid && !err {
             una.wrapping_add((self.p2_slot.wrapping_sub(una_slot) & wm) as u32) & PSN_MASK
         } else {
             0
