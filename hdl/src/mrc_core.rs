@@ -120,6 +120,8 @@ pub struct MrcCore {
     k_q8: Constant<Bits<8>>,
     k_q16: Constant<Bits<16>>,
     k_mtu: Constant<Bits<32>>,
+    /// -MTU mod 2^32 (pend - MTU as an add, so it can join a carry-save stage).
+    k_neg_mtu: Constant<Bits<32>>,
     k_win1: Constant<Bits<24>>,
     k_total: Constant<Bits<9>>,
     k_seed: Constant<Bits<16>>,
@@ -158,6 +160,11 @@ pub struct MrcCore {
 
     // R stage.
     rs_valid: DFF<Bit>,
+    // The R op is a scoreboard op (SACK / NACK), and per QP whether it is this QP's: decoded
+    // as the input is registered, so the pick's "QP busy" starts from flops, not from a kind
+    // decode and an 8-bit QP compare.
+    rs_op: DFF<Bit>,
+    rs_hit: Vec<DFF<Bit>>,
     rs_qp: DFF<Bits<8>>,
     rs_kind: DFF<Bits<8>>,
     rs_psn: DFF<Bits<24>>,
@@ -339,6 +346,11 @@ pub struct MrcCore {
     l_infl_acc: Signal<Local, Bits<32>>,
     l_infl_b: Signal<Local, Bits<32>>,
     l_pend1: Signal<Local, Bits<32>>,
+    l_gt: Signal<Local, Bit>,
+    l_pm: Signal<Local, Bits<32>>,
+    l_cs_s: Signal<Local, Bits<32>>,
+    l_cs_c: Signal<Local, Bits<32>>,
+    l_pms: Signal<Local, Bits<32>>,
     l_pend2: Signal<Local, Bits<32>>,
     l_pend3: Signal<Local, Bits<32>>,
     l_sq_here: Signal<Local, Bit>,
@@ -526,6 +538,7 @@ impl MrcCore {
             k_q8: c(q as u64),
             k_q16: c(q as u64),
             k_mtu: c(u64::from(cfg.mtu)),
+            k_neg_mtu: c(((1u64 << 32) - u64::from(cfg.mtu)) & 0xFFFF_FFFF),
             k_win1: c(u64::from(cfg.sack_window_bits - WINDOW_MARGIN - 1)),
             k_total: c(u64::from(cfg.total_evs())),
             k_seed: c(u64::from(cfg.qp_spray_seed(0))),
@@ -559,6 +572,8 @@ impl MrcCore {
             hold: dffs(q),
             tick_pend: dffs(q),
             rs_valid: Default::default(),
+            rs_op: Default::default(),
+            rs_hit: dffs(q),
             rs_qp: Default::default(),
             rs_kind: Default::default(),
             rs_psn: Default::default(),
@@ -725,6 +740,11 @@ impl MrcCore {
             l_infl_acc: Default::default(),
             l_infl_b: Default::default(),
             l_pend1: Default::default(),
+            l_gt: Default::default(),
+            l_pm: Default::default(),
+            l_cs_s: Default::default(),
+            l_cs_c: Default::default(),
+            l_pms: Default::default(),
             l_pend2: Default::default(),
             l_pend3: Default::default(),
             l_sq_here: Default::default(),
@@ -787,6 +807,7 @@ impl Logic for MrcCore {
             self,
             clock,
             rs_valid,
+            rs_op,
             rs_qp,
             rs_kind,
             rs_psn,
@@ -886,8 +907,7 @@ impl Logic for MrcCore {
         }
 
         // ---- receive: R stage op; the input checked --------------------------------------
-        self.l_rx_op.next =
-            self.rs_valid.q.val() & ((self.rs_kind.q.val() == 2) | (self.rs_kind.q.val() == 3));
+        self.l_rx_op.next = self.rs_op.q.val();
         self.l_rx_sack.next = self.rs_valid.q.val() & (self.rs_kind.q.val() == 2);
         self.l_rxq_en.next = false;
         self.l_sqe.next = false;
@@ -940,7 +960,7 @@ impl Logic for MrcCore {
             if self.pend[i].q.val() > self.k_mtu.val() {
                 self.l_len.next = self.k_mtu.val();
             }
-            self.l_busy.next = (self.l_rx_op.val() & (self.rs_qp.q.val() == self.qi8[i].val()))
+            self.l_busy.next = self.rs_hit[i].q.val()
                 | (self.l_tick_f.val() & (self.l_tick_qp.val() == self.qi8[i].val()));
             self.l_base.next = self.l_have_ev.val()
                 & self.en[i].q.val()
@@ -1080,7 +1100,7 @@ impl Logic for MrcCore {
             if self.l_tick_f.val() & (self.l_tick_qp.val() == self.qi8[i].val()) {
                 self.l_op.next = 4.into();
             }
-            if self.l_rx_op.val() & (self.rs_qp.q.val() == self.qi8[i].val()) {
+            if self.rs_hit[i].q.val() {
                 self.l_op.next = 3.into();
                 if self.rs_kind.q.val() == 2 {
                     self.l_op.next = 2.into();
@@ -1131,7 +1151,7 @@ impl Logic for MrcCore {
                 self.b_psn[i].d.next = self.sb[i].rtx_psn.val();
             }
             self.b_ev[i].d.next = self.l_h_idx.val();
-            if self.l_rx_op.val() & (self.rs_qp.q.val() == self.qi8[i].val()) {
+            if self.rs_hit[i].q.val() {
                 self.b_psn[i].d.next = self.rs_psn.q.val();
                 self.b_ev[i].d.next = self.rs_ev_idx.q.val();
             }
@@ -1413,9 +1433,29 @@ impl Logic for MrcCore {
             // the posted QP's pending bytes + the post's), so the register they update has all
             // four next values formed beside them and they only select.
             self.l_sq_here.next = self.l_sq_ok.val() & (self.sq_qp.val() == self.qi8[i].val());
-            self.l_pend1.next = self.pend[i].q.val() - self.l_len.val();
-            self.l_pend2.next = self.pend[i].q.val() + self.sq_bytes.val();
-            self.l_pend3.next = self.pend[i].q.val() - self.l_len.val() + self.sq_bytes.val();
+            // pend - min(pend, MTU) is max(pend - MTU, 0), so the subtracts do not wait for
+            // the compare and its mux: pend1 = pend - MTU or 0, pend3 = pend + posted - MTU (a
+            // carry-save stage with -MTU, then one carry chain) or the posted bytes alone.
+            self.l_gt.next = self.pend[i].q.val() > self.k_mtu.val();
+            self.l_pm.next = self.pend[i].q.val() + self.k_neg_mtu.val();
+            self.l_cs_s.next = self.pend[i].q.val() ^ self.sq_bytes.val() ^ self.k_neg_mtu.val();
+            self.l_cs_c.next = ((self.pend[i].q.val() & self.sq_bytes.val())
+                | (self.pend[i].q.val() & self.k_neg_mtu.val())
+                | (self.sq_bytes.val() & self.k_neg_mtu.val()))
+                << 1;
+            self.l_pms.next = self.l_cs_s.val() + self.l_cs_c.val();
+            self.l_pend1.next = bits::<32>(0);
+            self.l_pend3.next = self.sq_bytes.val();
+            if self.l_gt.val() {
+                self.l_pend1.next = self.l_pm.val();
+                self.l_pend3.next = self.l_pms.val();
+            }
+            // Written as the same 33-bit add as the post check's overflow carry (l_sq_sum),
+            // so synthesis can merge the two adders.
+            self.l_sq_p.next = self.pend[i].q.val();
+            self.l_pend2.next = bit_cast::<32, 33>(
+                bit_cast::<33, 32>(self.l_sq_p.val()) + bit_cast::<33, 32>(self.sq_bytes.val()),
+            );
             if self.l_sent_new.val() {
                 if self.l_sq_here.val() {
                     self.pend[i].d.next = self.l_pend3.val();
@@ -1883,6 +1923,14 @@ impl Logic for MrcCore {
 
         // ---- R stage -----------------------------------------------------------------------
         self.rs_valid.d.next = self.l_rx_ok.val();
+        self.rs_op.d.next =
+            self.l_rx_ok.val() & ((self.rx_kind.val() == 2) | (self.rx_kind.val() == 3));
+        for i in 0..self._q {
+            self.rs_hit[i].clock.next = self.clock.val();
+            self.rs_hit[i].d.next = self.l_rx_ok.val()
+                & ((self.rx_kind.val() == 2) | (self.rx_kind.val() == 3))
+                & (self.rx_qp.val() == self.qi8[i].val());
+        }
         self.rs_qp.d.next = self.rx_qp.val();
         self.rs_kind.d.next = self.rx_kind.val();
         self.rs_psn.d.next = self.rx_psn.val();
@@ -1902,6 +1950,10 @@ impl Logic for MrcCore {
         // ---- core reset: every glue register to its power-on value ------------------------
         if self.rst.val() {
             self.rs_valid.d.next = false;
+            self.rs_op.d.next = false;
+            for i in 0..self._q {
+                self.rs_hit[i].d.next = false;
+            }
             self.rs_qp.d.next = 0.into();
             self.rs_kind.d.next = 0.into();
             self.rs_psn.d.next = 0.into();
