@@ -347,6 +347,7 @@ pub struct MrcCore {
     l_infl_b: Signal<Local, Bits<32>>,
     l_pend1: Signal<Local, Bits<32>>,
     l_gt: Signal<Local, Bit>,
+    l_rx_sbop: Signal<Local, Bit>,
     l_pm: Signal<Local, Bits<32>>,
     l_cs_s: Signal<Local, Bits<32>>,
     l_cs_c: Signal<Local, Bits<32>>,
@@ -741,6 +742,7 @@ impl MrcCore {
             l_infl_b: Default::default(),
             l_pend1: Default::default(),
             l_gt: Default::default(),
+            l_rx_sbop: Default::default(),
             l_pm: Default::default(),
             l_cs_s: Default::default(),
             l_cs_c: Default::default(),
@@ -1322,8 +1324,10 @@ impl Logic for MrcCore {
             self.hold[i].clock.next = self.clock.val();
             self.tick_pend[i].clock.next = self.clock.val();
 
+            // pend > MTU: min(pend, MTU) for the window here, and the pend update below.
+            self.l_gt.next = self.pend[i].q.val() > self.k_mtu.val();
             self.l_len.next = self.pend[i].q.val();
-            if self.pend[i].q.val() > self.k_mtu.val() {
+            if self.l_gt.val() {
                 self.l_len.next = self.k_mtu.val();
             }
             // The window takes the slot's event.
@@ -1436,7 +1440,6 @@ impl Logic for MrcCore {
             // pend - min(pend, MTU) is max(pend - MTU, 0), so the subtracts do not wait for
             // the compare and its mux: pend1 = pend - MTU or 0, pend3 = pend + posted - MTU (a
             // carry-save stage with -MTU, then one carry chain) or the posted bytes alone.
-            self.l_gt.next = self.pend[i].q.val() > self.k_mtu.val();
             self.l_pm.next = self.pend[i].q.val() + self.k_neg_mtu.val();
             self.l_cs_s.next = self.pend[i].q.val() ^ self.sq_bytes.val() ^ self.k_neg_mtu.val();
             self.l_cs_c.next = ((self.pend[i].q.val() & self.sq_bytes.val())
@@ -1923,13 +1926,12 @@ impl Logic for MrcCore {
 
         // ---- R stage -----------------------------------------------------------------------
         self.rs_valid.d.next = self.l_rx_ok.val();
-        self.rs_op.d.next =
+        self.l_rx_sbop.next =
             self.l_rx_ok.val() & ((self.rx_kind.val() == 2) | (self.rx_kind.val() == 3));
+        self.rs_op.d.next = self.l_rx_sbop.val();
         for i in 0..self._q {
             self.rs_hit[i].clock.next = self.clock.val();
-            self.rs_hit[i].d.next = self.l_rx_ok.val()
-                & ((self.rx_kind.val() == 2) | (self.rx_kind.val() == 3))
-                & (self.rx_qp.val() == self.qi8[i].val());
+            self.rs_hit[i].d.next = self.l_rx_sbop.val() & (self.rx_qp.val() == self.qi8[i].val());
         }
         self.rs_qp.d.next = self.rx_qp.val();
         self.rs_kind.d.next = self.rx_kind.val();
