@@ -12,16 +12,17 @@ pub const EV_FIFO_DEPTH: usize = 8;
 pub const EVQ_DEPTH: usize = 16;
 /// Cycles a QP waits after a retransmit before the next (the scoreboard's pick is
 /// re-validated about three cycles after the SEND that clears it, which reaches the
-/// scoreboard a cycle after the pick, through the core's B stage).
+/// scoreboard a cycle after the pick, through the scoreboard's input register, its I stage).
 pub const RTX_HOLD: u8 = 5;
 /// Steps from a SACK in the R stage to its `acked_bytes` at the scoreboard's registered
-/// outputs (one of them the core's B stage in front of the scoreboard).
+/// outputs (one of them the scoreboard's I stage, which registers its ports).
 pub const SACK_TO_ACKED: usize = 5;
 /// Outstanding packets counted into `inflight` at most (windows are <= 1024 PSNs; a stale
 /// `una` around a QP reset cannot overflow the product).
 pub const INFL_PKTS_CAP: u32 = 2047;
 /// PSNs of the scoreboard window the core leaves unused (kept although the core's check is
-/// exact since the B stage: the cosim suites and pinned runs were measured with it).
+/// exact since the B stage (now the scoreboard's I stage): the cosim suites and pinned runs
+/// were measured with it).
 pub const WINDOW_MARGIN: u32 = 4;
 
 /// RW registers (block, name) whose values drive the core's blocks, in the order both the

@@ -4,9 +4,10 @@
 //! scoreboard op per QP per cycle, transmit pick, EV FIFO, feedback, NSCC event slots, RTT
 //! samples, QP control, EV event queue, counters). The cosim proves the two equal every cycle.
 //!
-//! Every scoreboard op is registered once more in the core (the B stage, `b_*`) before the
-//! scoreboard's ports: the transmit pick and the receive decode end at a flop instead of
-//! running on into the scoreboard's S0 slot decode (the core's critical path before it).
+//! Every scoreboard op goes straight to the scoreboard's ports, where its I stage registers it
+//! (the B stage of the model's contract): the transmit pick and the receive decode end at a
+//! flop instead of running on into the scoreboard's S0 slot decode, and the scoreboard decodes
+//! the op's slot from that register.
 //!
 //! Every glue decision reads the sub-blocks' registered outputs; the core's own outputs are
 //! registered (`tx_*`, `ack_*`) or a sub-block's registered output passed through (`una$i`,
@@ -97,20 +98,6 @@ pub struct MrcCore {
     csr: MrcCsr,
     arb: EvSprayArbiter,
     sb: Vec<SackTxScoreboard>,
-    // B stage: each scoreboard's op and fields, registered once more in front of its ports.
-    b_op: Vec<DFF<Bits<3>>>,
-    b_psn: Vec<DFF<Bits<24>>>,
-    b_ev: Vec<DFF<Bits<8>>>,
-    b_cack: Vec<DFF<Bits<24>>>,
-    b_off: Vec<DFF<Bits<16>>>,
-    b_bm: Vec<DFF<Bits<64>>>,
-    b_m: Vec<DFF<Bits<2>>>,
-    b_rcvd: Vec<DFF<Bits<24>>>,
-    b_reason: Vec<DFF<Bits<8>>>,
-    b_rto_exp: Vec<DFF<Bits<5>>>,
-    b_rto_lin: Vec<DFF<Bits<3>>>,
-    b_rto_back: Vec<DFF<Bits<5>>>,
-    b_thr: Vec<DFF<Bits<10>>>,
     rx: Vec<SackRxTracker>,
     cc: Vec<NsccWindow>,
     /// EV values loaded (EV_READ_VALUE): 256 x 32, read registered, read-first.
@@ -520,19 +507,6 @@ impl MrcCore {
             csr: MrcCsr::new(cfg),
             arb: EvSprayArbiter::new(cfg),
             sb: (0..q).map(|_| SackTxScoreboard::new(cfg)).collect(),
-            b_op: dffs(q),
-            b_psn: dffs(q),
-            b_ev: dffs(q),
-            b_cack: dffs(q),
-            b_off: dffs(q),
-            b_bm: dffs(q),
-            b_m: dffs(q),
-            b_rcvd: dffs(q),
-            b_reason: dffs(q),
-            b_rto_exp: dffs(q),
-            b_rto_lin: dffs(q),
-            b_rto_back: dffs(q),
-            b_thr: dffs(q),
             rx: (0..q).map(|_| SackRxTracker::new(cfg)).collect(),
             cc: (0..q).map(|_| NsccWindow::new(cfg)).collect(),
             shadow: RAM::from((0..256).map(|_| Bits::<32>::from(0u64))),
@@ -1111,88 +1085,43 @@ impl Logic for MrcCore {
             self.sb[i].clock.next = self.clock.val();
             self.sb[i].rst.next = self.rst.val() | self.rst_q[i].q.val();
             self.sb[i].init_psn.next = self.l_init_psn.val();
-            self.sb[i].op.next = self.b_op[i].q.val();
-            self.sb[i].psn.next = self.b_psn[i].q.val();
-            self.sb[i].ev_idx.next = self.b_ev[i].q.val();
-            self.sb[i].cack.next = self.b_cack[i].q.val();
-            self.sb[i].offset.next = self.b_off[i].q.val();
-            self.sb[i].bitmap.next = self.b_bm[i].q.val();
-            self.sb[i].m.next = self.b_m[i].q.val();
-            self.sb[i].rcvd_bytes.next = self.b_rcvd[i].q.val();
-            self.sb[i].reason.next = self.b_reason[i].q.val();
-            self.sb[i].rto_exp.next = self.b_rto_exp[i].q.val();
-            self.sb[i].rto_linear_retries.next = self.b_rto_lin[i].q.val();
-            self.sb[i].rto_backoff_retries.next = self.b_rto_back[i].q.val();
-            self.sb[i].rtx_ooo_threshold.next = self.b_thr[i].q.val();
-            // The B stage: this cycle's op (decided from registered state) is registered here
-            // and reaches the scoreboard's ports next cycle.
-            self.b_op[i].clock.next = self.clock.val();
-            self.b_psn[i].clock.next = self.clock.val();
-            self.b_ev[i].clock.next = self.clock.val();
-            self.b_cack[i].clock.next = self.clock.val();
-            self.b_off[i].clock.next = self.clock.val();
-            self.b_bm[i].clock.next = self.clock.val();
-            self.b_m[i].clock.next = self.clock.val();
-            self.b_rcvd[i].clock.next = self.clock.val();
-            self.b_reason[i].clock.next = self.clock.val();
-            self.b_rto_exp[i].clock.next = self.clock.val();
-            self.b_rto_lin[i].clock.next = self.clock.val();
-            self.b_rto_back[i].clock.next = self.clock.val();
-            self.b_thr[i].clock.next = self.clock.val();
-            self.b_op[i].d.next = self.l_op.val();
-            // An op decided while the QP is held in reset is dropped, as its blocks would.
-            if self.rst_q[i].q.val() {
-                self.b_op[i].d.next = 0.into();
-            }
+            // This cycle's op (decided from registered state) goes to the scoreboard's I
+            // stage, which registers it (and drops it while the QP is held in reset).
+            self.sb[i].op.next = self.l_op.val();
             // The PSN this QP would send if picked (the retransmit candidate when it may
             // retransmit, else nxt): a TICK or an idle cycle ignores the PSN, and a picked QP
             // retransmits exactly when it has a candidate and no hold (the pick prefers
             // retransmits).
-            self.b_psn[i].d.next = self.nxt[i].q.val();
+            self.sb[i].psn.next = self.nxt[i].q.val();
             if self.sb[i].rtx_valid.val() & (self.hold[i].q.val() == 0) {
-                self.b_psn[i].d.next = self.sb[i].rtx_psn.val();
+                self.sb[i].psn.next = self.sb[i].rtx_psn.val();
             }
-            self.b_ev[i].d.next = self.l_h_idx.val();
+            self.sb[i].ev_idx.next = self.l_h_idx.val();
             if self.rs_hit[i].q.val() {
-                self.b_psn[i].d.next = self.rs_psn.q.val();
-                self.b_ev[i].d.next = self.rs_ev_idx.q.val();
+                self.sb[i].psn.next = self.rs_psn.q.val();
+                self.sb[i].ev_idx.next = self.rs_ev_idx.q.val();
             }
-            self.b_cack[i].d.next = self.rs_psn.q.val();
-            self.b_off[i].d.next = self.rs_offset.q.val();
-            self.b_bm[i].d.next = self.rs_bitmap.q.val();
-            self.b_m[i].d.next = self.rs_m.q.val();
-            self.b_rcvd[i].d.next = self.rs_rcvd.q.val();
-            self.b_reason[i].d.next = self.rs_reason.q.val();
-            self.b_rto_exp[i].d.next = 0.into();
-            self.b_rto_lin[i].d.next = 0.into();
-            self.b_rto_back[i].d.next = 0.into();
-            self.b_thr[i].d.next = 0.into();
+            self.sb[i].cack.next = self.rs_psn.q.val();
+            self.sb[i].offset.next = self.rs_offset.q.val();
+            self.sb[i].bitmap.next = self.rs_bitmap.q.val();
+            self.sb[i].m.next = self.rs_m.q.val();
+            self.sb[i].rcvd_bytes.next = self.rs_rcvd.q.val();
+            self.sb[i].reason.next = self.rs_reason.q.val();
+            self.sb[i].rto_exp.next = 0.into();
+            self.sb[i].rto_linear_retries.next = 0.into();
+            self.sb[i].rto_backoff_retries.next = 0.into();
+            self.sb[i].rtx_ooo_threshold.next = 0.into();
             for j in self._rw[3]..self._rw_e[3] {
-                self.b_rto_exp[i].d.next = self.csr.rw[j].val().get_bits::<5>(0);
+                self.sb[i].rto_exp.next = self.csr.rw[j].val().get_bits::<5>(0);
             }
             for j in self._rw[4]..self._rw_e[4] {
-                self.b_rto_lin[i].d.next = self.csr.rw[j].val().get_bits::<3>(0);
+                self.sb[i].rto_linear_retries.next = self.csr.rw[j].val().get_bits::<3>(0);
             }
             for j in self._rw[5]..self._rw_e[5] {
-                self.b_rto_back[i].d.next = self.csr.rw[j].val().get_bits::<5>(0);
+                self.sb[i].rto_backoff_retries.next = self.csr.rw[j].val().get_bits::<5>(0);
             }
             for j in self._rw[6]..self._rw_e[6] {
-                self.b_thr[i].d.next = self.csr.rw[j].val().get_bits::<10>(0);
-            }
-            if self.rst.val() {
-                self.b_op[i].d.next = 0.into();
-                self.b_psn[i].d.next = 0.into();
-                self.b_ev[i].d.next = 0.into();
-                self.b_cack[i].d.next = 0.into();
-                self.b_off[i].d.next = 0.into();
-                self.b_bm[i].d.next = 0.into();
-                self.b_m[i].d.next = 0.into();
-                self.b_rcvd[i].d.next = 0.into();
-                self.b_reason[i].d.next = 0.into();
-                self.b_rto_exp[i].d.next = 0.into();
-                self.b_rto_lin[i].d.next = 0.into();
-                self.b_rto_back[i].d.next = 0.into();
-                self.b_thr[i].d.next = 0.into();
+                self.sb[i].rtx_ooo_threshold.next = self.csr.rw[j].val().get_bits::<10>(0);
             }
             self.una[i].next = self.sb[i].una.val();
 

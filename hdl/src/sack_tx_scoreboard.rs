@@ -1,9 +1,11 @@
 //! `sack_tx_scoreboard`: the sender's retransmission scoreboard for one QP (MRC notes 1, 3).
 //!
 //! ```text
-//!  op + fields --S0 regs (q_*, one-hot q_hot of psn % W, msb(bitmap) as an 8 x 8 encoder,
-//!                  SACK sums q_c1 = cack + 1, q_x = cack + off, hole end less msb
-//!                  (hx, hc); against una(S1) = una + pc_q: ca = cack + 1 - una, hole
+//!  ports --I regs (i_*: op cleared by rst, one-hot i_hot of psn % W, msb(bitmap) as an
+//!                  8 x 8 encoder, cack + 1, cack + offset, hole ends less msb (hx, hc))
+//!  op + fields --S0 regs (q_*, q_hot = i_hot, hole end mod W q_hh = hx + msb (hc without a
+//!                  bitmap), the SEND's RTO exponents (head: head_tmo kept / + 1 / 0;
+//!                  non-head); against una(S1) = una + pc_q: ca = cack + 1 - una, hole
 //!                  length less msb (xb, cb), nxt - una; room = nxt - cack - off (for nxt
 //!                  and nxt + 1); msb registered alone (q_t6);
 //!                  psn - una(S1) < W and == 0;
@@ -34,7 +36,8 @@
 //!      head check: s3_tok & OR of 16 pg & !s3_kill (per slot: s3_tok & its own flags)
 //!      feedback (SACK M / NACK trim / TIMEOUT) -> fb_* registered   (3 cycles after op)
 //!
-//!  una loop: ptr (one-hot abyte) + mask -> clr_q, pc_q = popcount(clr), cptr_q
+//!  una loop: cur (ptr's abyte, selected at the previous edge) + mask -> clr_q,
+//!            pc_q = popcount(clr), cptr_q
 //!            -> next edge: clear, una += pc_q (pc_q is the `una_adv` output)
 //!  rtx pick: cand = need_rtx & out & ~acked; P1 per-16 first (at/after una, any) ->
 //!            P2 first group (slot, and one-hot group x in-group index) ->
@@ -42,7 +45,9 @@
 //!            slot -> PSN (rtx_psn follows the P2 pick, read only with rtx_valid)
 //! ```
 //!
-//! One op per clock, every output registered. Per slot (`psn % W`) there are four flops:
+//! One op per clock, every output registered. The ports are registered first (the I stage),
+//! so the slot one-hot and the bitmap's msb start S0 from flops; every latency below counts
+//! from S0, one more from the ports. Per slot (`psn % W`) there are four flops:
 //! outstanding, acked, need-retransmit and hole-marked; the EV index and deadline live in a
 //! RAM (40 bits: ev << 32 | deadline), written at S1 by a SEND and read for a NACK or TICK.
 //! The read is addressed at S0 (a TICK's at `una + pc_q`, the una its S1 will see) and its
@@ -73,13 +78,16 @@
 //! delayed una (it is at most 16 PSNs conservative, for two cycles).
 //!
 //! **una advance.** A short loop over the acked flops, 8 slots per clock: `ptr` (one-hot over
-//! W/8 bytes) and `mask` (bits of that abyte already consumed); `p = prefix_and(abyte | mask)`,
-//! `clr = p & ~mask`; a full abyte rotates `ptr`. `clr` and the abyte are registered, and at the
-//! next edge those slots are cleared and `una += popcount(clr)` together, so una and the slot
-//! flags always agree. Acked is only set on outstanding slots, so the loop never passes nxt.
+//! W/8 bytes) and `mask` (bits of that abyte already consumed); `p = prefix_and(cur | mask)`,
+//! `clr = p & ~mask`; a full abyte rotates `ptr`. `cur` is the abyte's acked flags as of the
+//! previous edge: the W/8:1 select is registered on its own (both this abyte and the next are
+//! selected, `full` picks), so a new ack reaches una a cycle later. `clr` and the abyte are
+//! registered, and at the next edge those slots are cleared and `una += popcount(clr)`
+//! together, so una and the slot flags always agree. Acked is only set on outstanding slots,
+//! so the loop never passes nxt.
 //!
 //! Latencies (step indices, op at step t): flags / counters of SEND, NACK, refused ops at
-//! t+1 (`nxt`, counters in the outputs of step t+1); SACK acked flags at t+3, una from t+4
+//! t+1 (`nxt`, counters in the outputs of step t+1); SACK acked flags at t+3, una from t+5
 //! (up to 8 PSNs per clock); feedback and `acked_bytes` at t+3; `rtx_psn` about 3 cycles after
 //! the mark. The golden model is `mrc_model::sack_tx_scoreboard`.
 
@@ -139,6 +147,27 @@ pub struct SackTxScoreboard {
     above8: Vec<Constant<Bits<8>>>,
     gbase: Vec<Constant<Bits<10>>>,
     ram: RAM<Bits<40>, 10>,
+    // I stage: the ports registered (op cleared by rst) and what needs only them: the
+    // bitmap's msb, cack + offset, the hole ends less the msb, the slot one-hot.
+    i_op: DFF<Bits<3>>,
+    i_psn: DFF<Bits<24>>,
+    i_ev: DFF<Bits<8>>,
+    i_off: DFF<Bits<16>>,
+    i_bm: DFF<Bits<64>>,
+    i_m: DFF<Bits<2>>,
+    i_rb: DFF<Bits<24>>,
+    i_reason: DFF<Bits<8>>,
+    i_exp: DFF<Bits<5>>,
+    i_lin: DFF<Bits<3>>,
+    i_lb: DFF<Bits<7>>,
+    i_thr: DFF<Bits<10>>,
+    i_t6: DFF<Bits<6>>,
+    i_bmnz: DFF<Bit>,
+    i_c1: DFF<Bits<24>>,
+    i_xs: DFF<Bits<24>>,
+    i_hx: DFF<Bits<18>>,
+    i_hc: DFF<Bits<18>>,
+    i_hot: Vec<DFF<Bit>>,
     q_op: DFF<Bits<3>>,
     q_psn: DFF<Bits<24>>,
     q_ev: DFF<Bits<8>>,
@@ -155,19 +184,26 @@ pub struct SackTxScoreboard {
     q_no0: DFF<Bits<24>>,
     q_no1: DFF<Bits<24>>,
     q_cb: DFF<Bits<18>>,
-    q_hx: DFF<Bits<10>>,
-    q_hc: DFF<Bits<10>>,
+    /// The hole end mod W: (cack + offset + msb - threshold) % W, or (cack - threshold) % W
+    /// without a bitmap.
+    q_hh: DFF<Bits<10>>,
     q_m: DFF<Bits<2>>,
     q_rb: DFF<Bits<24>>,
     q_reason: DFF<Bits<8>>,
-    q_exp: DFF<Bits<5>>,
-    q_lin: DFF<Bits<3>>,
     q_lb: DFF<Bits<7>>,
     q_thr: DFF<Bits<10>>,
     q_eq0: DFF<Bit>,
     q_eq1: DFF<Bit>,
     q_inw: DFF<Bit>,
     q_head: DFF<Bit>,
+    // The SEND's RTO exponent, capped, formed at S0 for each head_tmo S1 can see: kept
+    // (q_ek), incremented by a timeout at this edge (q_ei), cleared by una moving (q_hz),
+    // and for a non-head PSN (q_e0).
+    q_ek: DFF<Bits<5>>,
+    q_ei: DFF<Bits<5>>,
+    q_e0: DFF<Bits<5>>,
+    q_hz: DFF<Bit>,
+    q_hi: DFF<Bit>,
     r_una: DFF<Bits<24>>,
     r_nxt: DFF<Bits<24>>,
     una_d1: DFF<Bits<24>>,
@@ -179,6 +215,8 @@ pub struct SackTxScoreboard {
     r_err_psn: DFF<Bits<24>>,
     last_rb: DFF<Bits<24>>,
     mask: DFF<Bits<8>>,
+    /// The acked flags of the abyte the una loop works on next, selected a cycle early.
+    cur: DFF<Bits<8>>,
     clr_q: DFF<Bits<8>>,
     pc_q: DFF<Bits<4>>,
     mcnt: DFF<Bits<4>>,
@@ -279,7 +317,6 @@ pub struct SackTxScoreboard {
     gh_first: Vec<DFF<Bits<4>>>,
     ga_any: Vec<DFF<Bit>>,
     ga_first: Vec<DFF<Bits<4>>>,
-    n_out: Signal<Local, Bits<24>>,
     relp: Signal<Local, Bits<24>>,
     slot: Signal<Local, Bits<10>>,
     una_slot: Signal<Local, Bits<10>>,
@@ -307,6 +344,10 @@ pub struct SackTxScoreboard {
     stale: Signal<Local, Bit>,
     ca: Signal<Local, Bits<24>>,
     cum_ok: Signal<Local, Bit>,
+    cum_ok0: Signal<Local, Bit>,
+    cum_ok1: Signal<Local, Bit>,
+    bm_ok0: Signal<Local, Bit>,
+    bm_ok1: Signal<Local, Bit>,
     off_pos: Signal<Local, Bit>,
     bmnz: Signal<Local, Bit>,
     rb: Signal<Local, Bits<18>>,
@@ -315,6 +356,9 @@ pub struct SackTxScoreboard {
     bs: Signal<Local, Bits<10>>,
     extra: Signal<Local, Bits<6>>,
     e7: Signal<Local, Bits<7>>,
+    tmo1: Signal<Local, Bits<6>>,
+    extra_i: Signal<Local, Bits<6>>,
+    e7_i: Signal<Local, Bits<7>>,
     e5: Signal<Local, Bits<5>>,
     dl: Signal<Local, Bits<32>>,
     raddr: Signal<Local, Bits<10>>,
@@ -341,6 +385,7 @@ pub struct SackTxScoreboard {
     nh: Signal<Local, Bit>,
     ppc: Signal<Local, Bits<4>>,
     abyte: Signal<Local, Bits<8>>,
+    abyte1: Signal<Local, Bits<8>>,
     tb8: Signal<Local, Bits<8>>,
     mm: Signal<Local, Bits<8>>,
     pp: Signal<Local, Bits<8>>,
@@ -363,6 +408,8 @@ pub struct SackTxScoreboard {
     by8: Signal<Local, Bits<8>>,
     nzv: Signal<Local, Bits<8>>,
     xs24: Signal<Local, Bits<24>>,
+    ixs: Signal<Local, Bits<24>>,
+    ipsl: Signal<Local, Bits<10>>,
     hc: Signal<Local, Bits<18>>,
     una_nx: Signal<Local, Bits<24>>,
     psl: Signal<Local, Bits<10>>,
@@ -371,7 +418,6 @@ pub struct SackTxScoreboard {
     nxt1: Signal<Local, Bits<24>>,
     f4: Signal<Local, Bits<4>>,
     f4b: Signal<Local, Bits<4>>,
-    room: Signal<Local, Bits<24>>,
     ca_nx: Signal<Local, Bits<24>>,
     dl2: Signal<Local, Bits<32>>,
     bdif0: Signal<Local, Bits<32>>,
@@ -458,6 +504,25 @@ impl SackTxScoreboard {
                     .map(|a| (Bits::<10>::from(a), Bits::<40>::from(0u64)))
                     .collect(),
             ),
+            i_op: Default::default(),
+            i_psn: Default::default(),
+            i_ev: Default::default(),
+            i_off: Default::default(),
+            i_bm: Default::default(),
+            i_m: Default::default(),
+            i_rb: Default::default(),
+            i_reason: Default::default(),
+            i_exp: Default::default(),
+            i_lin: Default::default(),
+            i_lb: Default::default(),
+            i_thr: Default::default(),
+            i_t6: Default::default(),
+            i_bmnz: Default::default(),
+            i_c1: Default::default(),
+            i_xs: Default::default(),
+            i_hx: Default::default(),
+            i_hc: Default::default(),
+            i_hot: dffs(w),
             q_op: Default::default(),
             q_psn: Default::default(),
             q_ev: Default::default(),
@@ -474,19 +539,21 @@ impl SackTxScoreboard {
             q_no0: Default::default(),
             q_no1: Default::default(),
             q_cb: Default::default(),
-            q_hx: Default::default(),
-            q_hc: Default::default(),
+            q_hh: Default::default(),
             q_m: Default::default(),
             q_rb: Default::default(),
             q_reason: Default::default(),
-            q_exp: Default::default(),
-            q_lin: Default::default(),
             q_lb: Default::default(),
             q_thr: Default::default(),
             q_eq0: Default::default(),
             q_eq1: Default::default(),
             q_inw: Default::default(),
             q_head: Default::default(),
+            q_ek: Default::default(),
+            q_ei: Default::default(),
+            q_e0: Default::default(),
+            q_hz: Default::default(),
+            q_hi: Default::default(),
             r_una: Default::default(),
             r_nxt: Default::default(),
             una_d1: Default::default(),
@@ -498,6 +565,7 @@ impl SackTxScoreboard {
             r_err_psn: Default::default(),
             last_rb: Default::default(),
             mask: Default::default(),
+            cur: Default::default(),
             clr_q: Default::default(),
             pc_q: Default::default(),
             mcnt: Default::default(),
@@ -595,7 +663,6 @@ impl SackTxScoreboard {
             gh_first: dffs(groups),
             ga_any: dffs(groups),
             ga_first: dffs(groups),
-            n_out: Default::default(),
             relp: Default::default(),
             slot: Default::default(),
             una_slot: Default::default(),
@@ -623,6 +690,10 @@ impl SackTxScoreboard {
             stale: Default::default(),
             ca: Default::default(),
             cum_ok: Default::default(),
+            cum_ok0: Default::default(),
+            cum_ok1: Default::default(),
+            bm_ok0: Default::default(),
+            bm_ok1: Default::default(),
             off_pos: Default::default(),
             bmnz: Default::default(),
             rb: Default::default(),
@@ -631,6 +702,9 @@ impl SackTxScoreboard {
             bs: Default::default(),
             extra: Default::default(),
             e7: Default::default(),
+            tmo1: Default::default(),
+            extra_i: Default::default(),
+            e7_i: Default::default(),
             e5: Default::default(),
             dl: Default::default(),
             raddr: Default::default(),
@@ -657,6 +731,7 @@ impl SackTxScoreboard {
             nh: Default::default(),
             ppc: Default::default(),
             abyte: Default::default(),
+            abyte1: Default::default(),
             tb8: Default::default(),
             mm: Default::default(),
             pp: Default::default(),
@@ -679,6 +754,8 @@ impl SackTxScoreboard {
             by8: Default::default(),
             nzv: Default::default(),
             xs24: Default::default(),
+            ixs: Default::default(),
+            ipsl: Default::default(),
             hc: Default::default(),
             una_nx: Default::default(),
             psl: Default::default(),
@@ -687,7 +764,6 @@ impl SackTxScoreboard {
             nxt1: Default::default(),
             f4: Default::default(),
             f4b: Default::default(),
-            room: Default::default(),
             ca_nx: Default::default(),
             dl2: Default::default(),
             bdif0: Default::default(),
@@ -713,6 +789,24 @@ impl Logic for SackTxScoreboard {
         dff_setup!(
             self,
             clock,
+            i_op,
+            i_psn,
+            i_ev,
+            i_off,
+            i_bm,
+            i_m,
+            i_rb,
+            i_reason,
+            i_exp,
+            i_lin,
+            i_lb,
+            i_thr,
+            i_t6,
+            i_bmnz,
+            i_c1,
+            i_xs,
+            i_hx,
+            i_hc,
             q_op,
             q_psn,
             q_ev,
@@ -729,19 +823,21 @@ impl Logic for SackTxScoreboard {
             q_no0,
             q_no1,
             q_cb,
-            q_hx,
-            q_hc,
+            q_hh,
             q_m,
             q_rb,
             q_reason,
-            q_exp,
-            q_lin,
             q_lb,
             q_thr,
             q_eq0,
             q_eq1,
             q_inw,
             q_head,
+            q_ek,
+            q_ei,
+            q_e0,
+            q_hz,
+            q_hi,
             r_una,
             r_nxt,
             una_d1,
@@ -753,6 +849,7 @@ impl Logic for SackTxScoreboard {
             r_err_psn,
             last_rb,
             mask,
+            cur,
             clr_q,
             pc_q,
             mcnt,
@@ -825,13 +922,6 @@ impl Logic for SackTxScoreboard {
         // ---------------- S1: the registered op against the committed state ------------
         self.una_slot.next = bit_cast::<10, 24>(self.r_una.q.val()) & self.wm.val();
         self.slot.next = bit_cast::<10, 24>(self.q_psn.q.val()) & self.wm.val();
-        // nxt - una, subtracted at S0 from the una this cycle sees (una + pc_q then) for
-        // both values of nxt: the previous cycle's SEND advanced it exactly when sn_q.
-        if self.sn_q.q.val() {
-            self.n_out.next = self.q_no1.q.val();
-        } else {
-            self.n_out.next = self.q_no0.q.val();
-        }
         // The op slot's flags, read at S0 per 16-slot group (p_oa: outstanding and unacked,
         // p_rt: that and marked) and corrected here for the previous op's own update of the
         // same slot and a timeout mark on it (c_*, scalar); see the S0 section.
@@ -900,22 +990,27 @@ impl Logic for SackTxScoreboard {
         // [0, n_out + 32766] (no 18-bit wrap), so "cack + offset + msb - una < nxt - una" is
         // "msb < room", room = nxt - cack - offset as a signed 24-bit value (S0, both nxt).
         self.ca.next = self.q_ca.q.val();
-        self.cum_ok.next = self.ca.val() <= self.n_out.val();
+        // Both outcomes of the previous SEND (nxt or nxt + 1) are checked, and sn_q only
+        // selects (as for send_new): it does not start the compares.
         self.off_pos.next = !self.q_off.q.val().get_bit(15) & (self.q_off.q.val() != 0);
         self.bmnz.next = self.q_bmnz.q.val();
+        self.cum_ok0.next = self.ca.val() <= self.q_no0.q.val();
+        self.cum_ok1.next = self.ca.val() <= self.q_no1.q.val();
+        self.bm_ok0.next = !self.bmnz.val()
+            | (!self.q_room0.q.val().get_bit(23)
+                & (bit_cast::<24, 6>(self.q_t6.q.val()) < self.q_room0.q.val()));
+        self.bm_ok1.next = !self.bmnz.val()
+            | (!self.q_room1.q.val().get_bit(23)
+                & (bit_cast::<24, 6>(self.q_t6.q.val()) < self.q_room1.q.val()));
         if self.sn_q.q.val() {
-            self.room.next = self.q_room1.q.val();
+            self.cum_ok.next = self.cum_ok1.val();
+            self.bm_ok.next = self.cum_ok1.val() & self.bm_ok1.val();
         } else {
-            self.room.next = self.q_room0.q.val();
+            self.cum_ok.next = self.cum_ok0.val();
+            self.bm_ok.next = self.cum_ok0.val() & self.bm_ok0.val();
         }
-        self.bm_ok.next = !self.bmnz.val()
-            | (!self.room.val().get_bit(23)
-                & (bit_cast::<24, 6>(self.q_t6.q.val()) < self.room.val()));
-        self.sack_good.next = self.is_sack.val()
-            & !self.err.q.val()
-            & self.cum_ok.val()
-            & self.off_pos.val()
-            & self.bm_ok.val();
+        self.sack_good.next =
+            self.is_sack.val() & !self.err.q.val() & self.off_pos.val() & self.bm_ok.val();
         self.stale.next =
             self.is_sack.val() & !self.err.q.val() & !self.cum_ok.val() & self.ca.val().get_bit(23);
         // The hole range's length, rb = hr1 - (threshold + 1) with hr1 = highest SACKed + 1
@@ -937,21 +1032,16 @@ impl Logic for SackTxScoreboard {
 
         // EV RAM: one read (TICK: the head; otherwise the op's PSN), addressed at S0 (below)
         // so the RAM's output is registered raw here (ram_q); the SEND's write.
-        // The exponent for a head PSN and for any other, both capped, and q_head (a wide
-        // fan-out) only selects: it does not start the subtract / add / cap chain.
-        self.extra.next = bits::<6>(0);
-        if self.head_tmo.q.val() > bit_cast::<6, 3>(self.q_lin.q.val()) {
-            self.extra.next = self.head_tmo.q.val() - bit_cast::<6, 3>(self.q_lin.q.val());
-        }
-        self.e7.next = bit_cast::<7, 5>(self.q_exp.q.val()) + bit_cast::<7, 6>(self.extra.val());
-        self.e5.next = self.q_exp.q.val();
-        if self.q_exp.q.val() > 30 {
-            self.e5.next = bits::<5>(30);
-        }
+        // The exponent for a head PSN and for any other, both capped, formed at S0; q_head (a
+        // wide fan-out) and what happened to head_tmo at the S0 edge only select.
+        self.e5.next = self.q_e0.q.val();
         if self.q_head.q.val() {
-            self.e5.next = bit_cast::<5, 7>(self.e7.val());
-            if self.e7.val() > 30 {
-                self.e5.next = bits::<5>(30);
+            if self.q_hz.q.val() {
+                self.e5.next = self.q_e0.q.val();
+            } else if self.q_hi.q.val() {
+                self.e5.next = self.q_ei.q.val();
+            } else {
+                self.e5.next = self.q_ek.q.val();
             }
         }
         // The SEND's write is registered (slot, ev, now, exponent) and lands one edge later;
@@ -1147,7 +1237,14 @@ impl Logic for SackTxScoreboard {
         if self.pc_q.q.val() != 0 {
             self.head_tmo.d.next = bits::<6>(0);
         }
+        // The loop works on `cur`, the acked flags of its abyte as of the previous edge: the
+        // 32:1 select from 256 flags is a cycle ahead of the prefix, its own registered step.
+        // Both candidates for the next abyte are selected (this one, and the next when this
+        // one completes) and `full` only picks. A flag one cycle old only delays una: acks
+        // are only set until the loop consumes them, and those it consumed are in `mask`
+        // until the abyte completes (and W >= 64 is 8 abytes, so the next one holds none).
         self.abyte.next = bits::<8>(0);
+        self.abyte1.next = bits::<8>(0);
         for p in 0..self._nb {
             self.tb8.next = bits::<8>(0);
             for i in 0..8 {
@@ -1157,7 +1254,25 @@ impl Logic for SackTxScoreboard {
                 self.abyte.next = self.abyte.val() | self.tb8.val();
             }
         }
-        self.mm.next = self.abyte.val() | self.mask.q.val();
+        for p in 1..self._nb {
+            self.tb8.next = bits::<8>(0);
+            for i in 0..8 {
+                self.tb8.next = self.tb8.val().replace_bit(i, self.ack_f[p * 8 + i].q.val());
+            }
+            if self.ptr[p - 1].q.val() {
+                self.abyte1.next = self.abyte1.val() | self.tb8.val();
+            }
+        }
+        for p in self._nb_last..self._nb {
+            self.tb8.next = bits::<8>(0);
+            for i in 0..8 {
+                self.tb8.next = self.tb8.val().replace_bit(i, self.ack_f[i].q.val());
+            }
+            if self.ptr[p].q.val() {
+                self.abyte1.next = self.abyte1.val() | self.tb8.val();
+            }
+        }
+        self.mm.next = self.cur.q.val() | self.mask.q.val();
         self.run.next = true;
         self.pp.next = bits::<8>(0);
         for i in 0..8 {
@@ -1189,9 +1304,11 @@ impl Logic for SackTxScoreboard {
         if self.full.val() {
             self.mask.d.next = bits::<8>(0);
             self.mcnt.d.next = bits::<4>(0);
+            self.cur.d.next = self.abyte1.val();
         } else {
             self.mask.d.next = self.pp.val();
             self.mcnt.d.next = self.ppc.val();
+            self.cur.d.next = self.abyte.val();
         }
         for p in 0..self._nb {
             self.ptr[p].clock.next = self.clock.val();
@@ -1436,12 +1553,7 @@ impl Logic for SackTxScoreboard {
             bit_cast::<12, 11>(bit_cast::<11, 24>(self.ca.val())) >= self.wc12.val();
         self.s2_hne.d.next = self.hne.val();
         self.hc10.next = bit_cast::<10, 24>(self.q_c1.q.val()) & self.wm.val();
-        if self.bmnz.val() {
-            self.hh10.next =
-                (self.q_hx.q.val() + bit_cast::<10, 6>(self.q_t6.q.val())) & self.wm.val();
-        } else {
-            self.hh10.next = self.q_hc.q.val() & self.wm.val();
-        }
+        self.hh10.next = self.q_hh.q.val();
         self.s2_wc.d.next = self.hc10.val() < self.una_slot.val();
         self.s2_wh.d.next = self.hh10.val() < self.una_slot.val();
         // (gt: an earlier group matched; ge: an in-group index at or below this one did)
@@ -1516,12 +1628,12 @@ impl Logic for SackTxScoreboard {
 
         // S0: the EV RAM read for the op's S1 (TICK: the head, at una as S1 will see it,
         // una + pc_q; otherwise psn % W), and the two writes it cannot see (see S1).
-        if self.op.val() == 4 {
+        if self.i_op.q.val() == 4 {
             self.raddr.next = (bit_cast::<10, 24>(self.r_una.q.val())
                 + bit_cast::<10, 4>(self.pc_q.q.val()))
                 & self.wm.val();
         } else {
-            self.raddr.next = bit_cast::<10, 24>(self.psn.val()) & self.wm.val();
+            self.raddr.next = bit_cast::<10, 24>(self.i_psn.q.val()) & self.wm.val();
         }
         self.ram.read_address.next = self.raddr.val();
         self.bya.d.next = self.w_en.q.val() & (self.w_addr.q.val() == self.raddr.val());
@@ -1530,11 +1642,11 @@ impl Logic for SackTxScoreboard {
         self.mb.d.next = self.slot.val() == self.raddr.val();
 
         // S0: register the op and the config ports
-        self.q_op.d.next = self.op.val();
-        self.q_psn.d.next = self.psn.val();
-        self.q_ev.d.next = self.ev_idx.val();
-        self.q_off.d.next = self.offset.val();
-        self.q_bm.d.next = self.bitmap.val();
+        self.q_op.d.next = self.i_op.q.val();
+        self.q_psn.d.next = self.i_psn.q.val();
+        self.q_ev.d.next = self.i_ev.q.val();
+        self.q_off.d.next = self.i_off.q.val();
+        self.q_bm.d.next = self.i_bm.q.val();
         // msb(bitmap) = 8 x (highest non-zero byte) + (its highest set bit), both as sums of
         // products over mutually exclusive terms: the priority-if form synthesised to a
         // 12-deep mux chain, the critical path of the module.
@@ -1590,54 +1702,115 @@ impl Logic for SackTxScoreboard {
                 self.t6.next = self.t6.val() | self.c6[j].val() | bit_cast::<6, 3>(self.t3.val());
             }
         }
-        self.q_bmnz.d.next = self.bitmap.val() != 0;
+        self.i_t6.d.next = self.t6.val();
+        self.i_bmnz.d.next = self.bitmap.val() != 0;
+        self.q_bmnz.d.next = self.i_bmnz.q.val();
         // una-independent SACK sums (mod 2^18 where 18 bits suffice)
-        self.q_c1.d.next = self.cack.val() + 1;
+        self.i_c1.d.next = self.cack.val() + 1;
+        self.q_c1.d.next = self.i_c1.q.val();
         // una as S1 will see it: this edge adds popcount(clr_q). Every S1 quantity relative
         // to una is subtracted here, so S1's checks start from flops (after a reset S1 holds
         // no op, so a stale una_nx is never used).
         self.una_nx.next = self.r_una.q.val() + bit_cast::<24, 4>(self.pc_q.q.val());
-        self.ca_nx.next = (self.cack.val() + 1) - self.una_nx.val();
+        self.ca_nx.next = self.i_c1.q.val() - self.una_nx.val();
         self.q_ca.d.next = self.ca_nx.val();
         self.q_no0.d.next = self.r_nxt.q.val() - self.una_nx.val();
         self.q_no1.d.next = self.nxt1.val() - self.una_nx.val();
-        self.xs24.next = self.cack.val() + bit_cast::<24, 16>(self.offset.val());
+        self.ixs.next = self.cack.val() + bit_cast::<24, 16>(self.offset.val());
+        self.i_xs.d.next = self.ixs.val();
+        self.xs24.next = self.i_xs.q.val();
         self.q_x.d.next = bit_cast::<18, 24>(self.xs24.val());
         self.q_room0.d.next = self.r_nxt.q.val() - self.xs24.val();
         self.q_room1.d.next = self.nxt1.val() - self.xs24.val();
-        self.q_t6.d.next = self.t6.val();
+        self.q_t6.d.next = self.i_t6.q.val();
         // The hole end less the msb: highest SACKed + 1 - (threshold + 1) is
         // cack + offset + msb - threshold (bitmap) or cack - threshold (none); S1 adds the
         // msb. Against una as S1 sees it for the length (xb, cb), mod W for the end (hx, hc).
-        self.hx.next =
-            bit_cast::<18, 24>(self.xs24.val()) - bit_cast::<18, 10>(self.rtx_ooo_threshold.val());
-        self.hc.next =
+        self.i_hx.d.next =
+            bit_cast::<18, 24>(self.ixs.val()) - bit_cast::<18, 10>(self.rtx_ooo_threshold.val());
+        self.i_hc.d.next =
             bit_cast::<18, 24>(self.cack.val()) - bit_cast::<18, 10>(self.rtx_ooo_threshold.val());
-        self.q_hx.d.next = bit_cast::<10, 18>(self.hx.val());
-        self.q_hc.d.next = bit_cast::<10, 18>(self.hc.val());
+        self.hx.next = self.i_hx.q.val();
+        self.hc.next = self.i_hc.q.val();
+        // The hole end mod W, for S1's decode (the msb was found at the I stage).
+        if self.i_bmnz.q.val() {
+            self.q_hh.d.next = (bit_cast::<10, 18>(self.hx.val())
+                + bit_cast::<10, 6>(self.i_t6.q.val()))
+                & self.wm.val();
+        } else {
+            self.q_hh.d.next = bit_cast::<10, 18>(self.hc.val()) & self.wm.val();
+        }
         self.q_xb.d.next = self.hx.val() - bit_cast::<18, 24>(self.una_nx.val());
         self.q_cb.d.next = self.hc.val() - bit_cast::<18, 24>(self.una_nx.val());
-        self.q_m.d.next = self.m.val();
-        self.q_rb.d.next = self.rcvd_bytes.val();
-        self.q_reason.d.next = self.reason.val();
-        self.q_exp.d.next = self.rto_exp.val();
-        self.q_lin.d.next = self.rto_linear_retries.val();
+        self.q_m.d.next = self.i_m.q.val();
+        self.q_rb.d.next = self.i_rb.q.val();
+        self.q_reason.d.next = self.i_reason.q.val();
         // linear + backoff retries, summed here so the limit check is one compare
-        self.q_lb.d.next = bit_cast::<7, 3>(self.rto_linear_retries.val())
+        self.i_lb.d.next = bit_cast::<7, 3>(self.rto_linear_retries.val())
             + bit_cast::<7, 5>(self.rto_backoff_retries.val());
-        self.q_thr.d.next = self.rtx_ooo_threshold.val();
-        self.q_eq0.d.next = self.psn.val() == self.r_nxt.q.val();
+        self.q_lb.d.next = self.i_lb.q.val();
+        // The RTO exponents (see S1): e + max(head_tmo - linear, 0) capped at 30, for this
+        // head_tmo and for one more; una moving (pc_q) clears head_tmo at this edge and
+        // takes precedence; a timeout at the limit errors the QP instead, and S1 then
+        // refuses every op, so `fire` alone picks the increment.
+        self.extra.next = bits::<6>(0);
+        if self.head_tmo.q.val() > bit_cast::<6, 3>(self.i_lin.q.val()) {
+            self.extra.next = self.head_tmo.q.val() - bit_cast::<6, 3>(self.i_lin.q.val());
+        }
+        self.tmo1.next = self.head_tmo.q.val() + 1;
+        self.extra_i.next = bits::<6>(0);
+        if self.tmo1.val() > bit_cast::<6, 3>(self.i_lin.q.val()) {
+            self.extra_i.next = self.tmo1.val() - bit_cast::<6, 3>(self.i_lin.q.val());
+        }
+        self.e7.next = bit_cast::<7, 5>(self.i_exp.q.val()) + bit_cast::<7, 6>(self.extra.val());
+        self.e7_i.next =
+            bit_cast::<7, 5>(self.i_exp.q.val()) + bit_cast::<7, 6>(self.extra_i.val());
+        self.q_ek.d.next = bit_cast::<5, 7>(self.e7.val());
+        if self.e7.val() > 30 {
+            self.q_ek.d.next = bits::<5>(30);
+        }
+        self.q_ei.d.next = bit_cast::<5, 7>(self.e7_i.val());
+        if self.e7_i.val() > 30 {
+            self.q_ei.d.next = bits::<5>(30);
+        }
+        self.q_e0.d.next = self.i_exp.q.val();
+        if self.i_exp.q.val() > 30 {
+            self.q_e0.d.next = bits::<5>(30);
+        }
+        self.q_hz.d.next = self.pc_q.q.val() != 0;
+        self.q_hi.d.next = self.fire.val();
+        self.q_thr.d.next = self.i_thr.q.val();
+        self.q_eq0.d.next = self.i_psn.q.val() == self.r_nxt.q.val();
         // nxt1 (= nxt + 1 in a 24-bit signal): an inline `+ 1` would be 32 bits wide in the
         // emitted Verilog's compare and miss the PSN wrap.
-        self.q_eq1.d.next = self.psn.val() == self.nxt1.val();
+        self.q_eq1.d.next = self.i_psn.q.val() == self.nxt1.val();
         // psn - una at S1, formed here: una at S1 is this edge's una + popcount(clr_q).
-        self.relp.next = self.psn.val() - self.una_nx.val();
+        self.relp.next = self.i_psn.q.val() - self.una_nx.val();
         self.q_inw.d.next = (self.relp.val() >> self.lgw.val()) == 0;
         self.q_head.d.next = self.relp.val() == 0;
-        self.psl.next = bit_cast::<10, 24>(self.psn.val()) & self.wm.val();
+        self.psl.next = bit_cast::<10, 24>(self.i_psn.q.val()) & self.wm.val();
+        // I stage: the ports; the op slot's one-hot, so S0's slot read and q_hot start
+        // from a flop beside their slots instead of a 256-way decode of one PSN register.
+        self.i_op.d.next = self.op.val();
+        if self.rst.val() {
+            self.i_op.d.next = bits::<3>(0);
+        }
+        self.i_psn.d.next = self.psn.val();
+        self.i_ev.d.next = self.ev_idx.val();
+        self.i_off.d.next = self.offset.val();
+        self.i_bm.d.next = self.bitmap.val();
+        self.i_m.d.next = self.m.val();
+        self.i_rb.d.next = self.rcvd_bytes.val();
+        self.i_reason.d.next = self.reason.val();
+        self.i_exp.d.next = self.rto_exp.val();
+        self.i_lin.d.next = self.rto_linear_retries.val();
+        self.i_thr.d.next = self.rtx_ooo_threshold.val();
+        self.ipsl.next = bit_cast::<10, 24>(self.psn.val()) & self.wm.val();
         for k in 0..self._w {
+            self.i_hot[k].clock.next = self.clock.val();
+            self.i_hot[k].d.next = self.kc[k].val() == self.ipsl.val();
             self.q_hot[k].clock.next = self.clock.val();
-            self.q_hot[k].d.next = self.kc[k].val() == self.psl.val();
+            self.q_hot[k].d.next = self.i_hot[k].q.val();
         }
         // The S1 slot read, a cycle early: each slot's flags as this edge leaves them, apart
         // from the S1 op's and the timeout's updates (their slot is one compare away, c_*):
@@ -1650,7 +1823,7 @@ impl Logic for SackTxScoreboard {
             self.pr_t.next = false;
             for h in 0..2 {
                 for i in 0..8 {
-                    self.hot0.next = self.kc[g * 16 + h * 8 + i].val() == self.psl.val();
+                    self.hot0.next = self.i_hot[g * 16 + h * 8 + i].q.val();
                     self.oa_k.next = self.out_f[g * 16 + h * 8 + i].q.val()
                         & !self.ack_f[g * 16 + h * 8 + i].q.val()
                         & !(self.s3_sack.q.val() & self.s3_ackm[g * 16 + h * 8 + i].q.val())
@@ -1700,6 +1873,7 @@ impl Logic for SackTxScoreboard {
             }
             self.mask.d.next = (bits::<8>(1) << bit_cast::<3, 10>(self.psl.val())) - 1;
             self.mcnt.d.next = bit_cast::<4, 10>(self.psl.val() & 7);
+            self.cur.d.next = bits::<8>(0);
             self.clr_q.d.next = bits::<8>(0);
             self.pc_q.d.next = bits::<4>(0);
             self.s2_sack.d.next = false;

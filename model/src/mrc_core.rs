@@ -404,9 +404,6 @@ pub struct MrcCore {
     csr: MrcCsr,
     arb: EvSprayArbiter,
     sb: Vec<SackTxScoreboard>,
-    /// Each scoreboard's op, registered once more (the B stage) before its ports: the
-    /// transmit pick and the receive decode end at a flop, not in the scoreboard's S0.
-    sb_in: Vec<TxInputs>,
     /// NSCC event drops of the last cycle, added to `NSCC_EV_DROPS` in this one.
     nscc_drops_q: u32,
     rx: Vec<SackRxTracker>,
@@ -447,7 +444,6 @@ impl MrcCore {
             csr,
             arb: EvSprayArbiter::new(cfg),
             sb: (0..q).map(|_| SackTxScoreboard::new(cfg)).collect(),
-            sb_in: vec![TxInputs::default(); q],
             nscc_drops_q: 0,
             rx: (0..q).map(|_| SackRxTracker::new(cfg)).collect(),
             cc: (0..q).map(|_| NsccWindow::new(cfg)).collect(),
@@ -638,8 +634,7 @@ impl MrcCore {
             cnt.timeouts = cnt.timeouts.wrapping_add(1);
         }
 
-        // ---- step the scoreboards (on the B stage's op); register this cycle's ---------------
-        let mut sb_in_next = Vec::with_capacity(q);
+        // ---- step the scoreboards: this cycle's op enters their I stage (the B stage) -------
         for i in 0..q {
             let op = if rx_op && a_qp == i {
                 if r.x.rx_kind == RX_SACK {
@@ -676,12 +671,8 @@ impl MrcCore {
                 rto_backoff_retries: rwv(rw::RTO_BACK) as u8,
                 rtx_ooo_threshold: rwv(rw::RTX_THR) as u16,
             };
-            self.sb[i].step(&TxInputs {
-                rst: sub_rst[i],
-                init_psn,
-                ..self.sb_in[i]
-            });
-            sb_in_next.push(tx);
+            // The scoreboard's I stage registers the op (the B stage): it acts next cycle.
+            self.sb[i].step(&tx);
         }
 
         // ---- step the trackers; the ACK path mux ------------------------------------------
@@ -1084,7 +1075,6 @@ impl MrcCore {
             return o;
         }
         self.glue = g;
-        self.sb_in = sb_in_next;
         self.nscc_drops_q = nscc_drops_n;
         self.r = RxStage {
             valid: rx_ok,

@@ -3,8 +3,9 @@
 //! pipeline diagram and the stale-una argument).
 //!
 //! Contract: `step(inputs)` is one rising clock edge and returns the registers after it. Every
-//! op is registered first (S0), checked against the committed `una`/`nxt` and slot flags at S1,
-//! and its path feedback leaves at one fixed stage, S3 (the outputs of the step three after the
+//! op's ports are registered first (the I stage; rst drops the op), then the op is registered
+//! with what S0 forms from them, checked against the committed `una`/`nxt` and slot flags at S1,
+//! and its path feedback leaves at one fixed stage, S3 (the outputs of the step four after the
 //! op's). SEND/NACK change the slot flags at the S1 edge; a SACK's masks are built at S2 and
 //! applied at the S3 edge; a TICK's head check reads the EV RAM at S1 and acts at S3.
 //!
@@ -151,9 +152,13 @@ pub struct SackTxScoreboard {
     ram_dl: Vec<u32>,
     /// RAM read data register (rust-hdl RAM: synchronous, read-old-data).
     rd: (u8, u32),
+    /// The I stage: the ports registered (the op cleared by rst); S0 registers from these.
+    inp: TxInputs,
     // una advance loop
     ptr: Vec<bool>,
     mask: u8,
+    /// The acked flags of the abyte `ptr` names, registered at the previous edge.
+    cur: u8,
     clr_q: u8,
     cptr_q: Vec<bool>,
     // S2
@@ -232,7 +237,9 @@ impl SackTxScoreboard {
             ram_dl: vec![0; RAM_DEPTH],
             rd: (0, 0),
             ptr: vec![false; nb],
+            inp: TxInputs::default(),
             mask: 0,
+            cur: 0,
             clr_q: 0,
             cptr_q: vec![false; nb],
             s2_sack: false,
@@ -283,6 +290,7 @@ impl SackTxScoreboard {
 
     /// One rising clock edge.
     pub fn step(&mut self, x: &TxInputs) -> TxOutputs {
+        let (rst, init_psn) = (x.rst, x.init_psn);
         let w = self.w;
         let wm = w - 1;
         let nb = w / 8;
@@ -447,15 +455,9 @@ impl SackTxScoreboard {
                 }
             }
         }
-        let mut byte = 0u8;
-        for k in 0..nb {
-            if self.ptr[k] {
-                for i in 0..8 {
-                    byte |= (self.ack[8 * k + i] as u8) << i;
-                }
-            }
-        }
-        let mm = byte | self.mask;
+        // `cur`: the acked flags of the loop's abyte as of the previous edge (the RTL selects
+        // them a cycle ahead of the prefix); a stale flag only delays una.
+        let mm = self.cur | self.mask;
         let mut p = 0u8;
         let mut run = true;
         for i in 0..8 {
@@ -470,6 +472,12 @@ impl SackTxScoreboard {
             self.ptr.clone()
         };
         let n_mask = if full { 0 } else { p };
+        let mut n_cur = 0u8;
+        for (k, _) in n_ptr.iter().enumerate().filter(|(_, &on)| on) {
+            for i in 0..8 {
+                n_cur |= (self.ack[8 * k + i] as u8) << i;
+            }
+        }
         if pc != 0 {
             n_head_tmo = 0;
         }
@@ -544,6 +552,7 @@ impl SackTxScoreboard {
         // the byte just examined and its clear bits, applied at the next edge
         self.cptr_q = std::mem::replace(&mut self.ptr, n_ptr);
         self.mask = n_mask;
+        self.cur = n_cur;
         self.clr_q = clr;
         self.s3_sack = self.s2_sack;
         self.s3_ackm = ackm;
@@ -582,7 +591,14 @@ impl SackTxScoreboard {
         self.p1 = n_p1;
         self.p2_valid = n_p2_valid;
         self.p2_slot = n_p2_slot;
-        // S0 <- inputs
+        // S0 <- I stage <- inputs
+        let x = &std::mem::replace(
+            &mut self.inp,
+            TxInputs {
+                op: if x.rst { OP_NOP } else { x.op },
+                ..*x
+            },
+        );
         let cack = x.cack & PSN_MASK;
         let msb = if x.bitmap == 0 {
             0
@@ -614,8 +630,8 @@ impl SackTxScoreboard {
         self.q_back = u32::from(x.rto_backoff_retries & 31);
         self.q_thr = u32::from(x.rtx_ooo_threshold & 0x3FF);
         self.q_thr1 = self.q_thr + 1;
-        if x.rst {
-            self.reset(x.init_psn & PSN_MASK);
+        if rst {
+            self.reset(init_psn & PSN_MASK);
         }
         self.out_regs.una_adv = self.clr_q.count_ones() as u8;
         self.out_regs
@@ -642,6 +658,7 @@ impl SackTxScoreboard {
         let s = init as usize & (w - 1);
         self.ptr = (0..nb).map(|k| k == s / 8).collect();
         self.mask = ((1u32 << (s % 8)) - 1) as u8;
+        self.cur = 0;
         self.clr_q = 0;
         self.s2_sack = false;
         self.s2_nfb = false;
@@ -768,14 +785,15 @@ mod tests {
             ..base
         };
         m.step(&sack);
-        let y = run(&mut m, base, 3);
+        // feedback four edges after the op: the I stage, then S0 .. S3
+        let y = run(&mut m, base, 4);
         assert_eq!(y.acked_bytes, 5 << 8);
         assert!(y.fb_valid && y.fb_kind == FeedbackKind::AckGood as u8);
         m.step(&TxInputs {
             rcvd_bytes: 2,
             ..sack
         });
-        let y = run(&mut m, base, 3);
+        let y = run(&mut m, base, 4);
         assert_eq!(y.acked_bytes, ((2u32.wrapping_sub(5)) & PSN_MASK) << 8);
     }
 }

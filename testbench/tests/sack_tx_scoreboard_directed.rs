@@ -275,6 +275,9 @@ fn retransmits_oldest_first() {
         assert!(!y.fb_valid);
         b.nack(p(3), NACK_PSN_OOR_WINDOW);
         b.nack(p(5), 2);
+        // (the I stage: feedback four edges after the op)
+        let y = b.step(b.base);
+        assert!(!y.fb_valid);
         let y = b.step(b.base);
         assert!(y.fb_valid && y.fb_kind == FeedbackKind::NackTrimmed as u8 && y.fb_idx == 47);
         let y = b.step(b.base);
@@ -384,4 +387,60 @@ fn same_psn_ops_in_every_alignment() {
             }
         }
     }
+}
+
+/// A retransmit of the new head whose S1 comes just after una moved onto it takes the RTO of a
+/// head whose timeout count that move cleared (S0 forms the exponent for head_tmo kept, + 1
+/// and cleared, and the edge's una advance picks). The SEND is tried at every offset around
+/// the advance; RTL and model must agree on when the retransmit times out.
+#[test]
+fn head_retransmit_as_una_moves_gets_the_cleared_backoff() {
+    let cfg = NicConfig {
+        sack_window_bits: 64,
+        ..NicConfig::default()
+    };
+    let mut at_exact_edge = 0;
+    for d in 0..10 {
+        // rto_exp 1, no linear retries: head_tmo adds straight to the exponent
+        let mut b = Bench::new(&cfg, 100, (1, 0, 8, 0));
+        b.send(100, 1);
+        b.send(101, 2);
+        b.idle(3);
+        b.nack(101, 1);
+        b.idle(3);
+        // the head (100) times out, is retransmitted, times out again: head_tmo 2
+        while b.last.cnt_timeouts < 2 {
+            let t = b.last.cnt_timeouts;
+            b.tick();
+            let y = b.idle(4);
+            if y.cnt_timeouts != t {
+                b.send(100, 1);
+                b.idle(3);
+            }
+            assert!(b.cycle < 400, "the head never timed out twice");
+        }
+        b.idle(4);
+        b.sack(100, 1, 0);
+        b.idle(d);
+        let before = b.last.cnt_retransmits;
+        // outputs after the I, S0 and S1 edges of the SEND
+        let y_i = b.send(101, 3);
+        let y_s0 = b.idle(1);
+        let y_s1 = b.idle(1);
+        assert_eq!(
+            y_s1.cnt_retransmits,
+            before + 1,
+            "d = {d}: 101 not retransmitted"
+        );
+        // una moved onto 101 at the S0 edge: S1 sees the new head and head_tmo cleared
+        if y_i.una == 100 && y_s0.una == 101 {
+            at_exact_edge += 1;
+        }
+        // long enough for a deadline of 2^(1 + 2) ticks; each TICK is checked in lockstep
+        for _ in 0..12 {
+            b.tick();
+            b.idle(1);
+        }
+    }
+    assert!(at_exact_edge > 0, "no offset met the una advance");
 }

@@ -11,10 +11,11 @@ use proptest::prelude::*;
 use std::collections::{HashMap, HashSet};
 
 const CYCLES: usize = 3_000;
-/// Op at step t: feedback in the outputs of step t + 3; a SACK's acks are in the flops after
-/// step t + 3, so `rtx_psn` / `una` of step t + 4 on reflect them.
-const FB_LATENCY: usize = 3;
-const ACK_VISIBLE: usize = 4;
+/// Op at step t (its ports registered by the I stage, S0 at t + 1): feedback in the outputs
+/// of step t + 4; a SACK's acks are in the flops after step t + 4, so `rtx_psn` / `una` of
+/// step t + 5 on reflect them.
+const FB_LATENCY: usize = 4;
+const ACK_VISIBLE: usize = 5;
 const M24: u32 = 0xFF_FFFF;
 
 fn config(cases: u32) -> ProptestConfig {
@@ -55,9 +56,9 @@ fn check(seq: &[TxInputs], out: &[TxOutputs]) -> Result<(), String> {
             next_sack = 0;
             continue;
         }
-        // judge this step's op by the counters one step later
-        if t + 1 < out.len() && !seq[t + 1].rst {
-            let (a, b) = (&out[t], &out[t + 1]);
+        // judge this step's op by the counters two steps later (S1)
+        if t + 2 < out.len() && !seq[t + 1].rst && !seq[t + 2].rst {
+            let (a, b) = (&out[t + 1], &out[t + 2]);
             if x.op == OP_SEND
                 && (b.cnt_new_sends != a.cnt_new_sends || b.cnt_retransmits != a.cnt_retransmits)
             {
@@ -117,7 +118,7 @@ fn check(seq: &[TxInputs], out: &[TxOutputs]) -> Result<(), String> {
             let op = &seq[t - FB_LATENCY];
             let psn = match op.op {
                 OP_NACK => op.psn,
-                OP_TICK => out[t - FB_LATENCY].una,
+                OP_TICK => out[t - FB_LATENCY + 1].una,
                 _ => {
                     return Err(format!(
                         "step {t}: feedback kind {} from op {}",
@@ -126,7 +127,7 @@ fn check(seq: &[TxInputs], out: &[TxOutputs]) -> Result<(), String> {
                 }
             };
             // the EV RAM read happened at S1 of the op (step t - 2): sends from before
-            // step t - 3 are in it
+            // step t - 4 are in it (their S1 was at step t - 3 or earlier)
             let stored = ev_of
                 .get(&psn)
                 .and_then(|h| h.iter().rev().find(|e| e.0 < t - FB_LATENCY))

@@ -281,7 +281,9 @@ pub struct TxPeer {
     base: TxInputs,
     shadow: SackTxScoreboard,
     last: TxOutputs,
-    prev: Issued,
+    /// Ops issued and not yet judged: [last cycle's, the one before] (a SEND is judged at
+    /// S1, two edges after its inputs: the I stage, then S0).
+    prev: [Issued; 2],
     init: u32,
     /// Packets accepted as new so far (absolute index of the next new PSN).
     sent: u64,
@@ -304,7 +306,7 @@ impl TxPeer {
             base: TxInputs::idle(cfg),
             shadow: SackTxScoreboard::new(cfg),
             last: TxOutputs::default(),
-            prev: Issued::Other,
+            prev: [Issued::Other; 2],
             init: 0,
             sent: 0,
             cum: 0,
@@ -515,7 +517,7 @@ impl TxPeer {
                 && !self
                     .recent_rtx
                     .iter()
-                    .any(|&(c, p)| p == self.last.rtx_psn && c + 6 > cycle);
+                    .any(|&(c, p)| p == self.last.rtx_psn && c + 7 > cycle);
             if let Some(i) = due {
                 match self.ctl.swap_remove(i).1 {
                     Ctl::Sack {
@@ -552,7 +554,12 @@ impl TxPeer {
                 }
                 issued = Issued::Rtx(self.abs(psn), ev);
             } else if self.last.can_send && self.rng.chance(self.mix.send_pct, 100) {
-                let a = self.sent + matches!(self.prev, Issued::New(..)) as u64;
+                let a = self.sent
+                    + self
+                        .prev
+                        .iter()
+                        .filter(|p| matches!(p, Issued::New(..)))
+                        .count() as u64;
                 let ev = self.rng.below(256) as u8;
                 x.op = OP_SEND;
                 x.psn = self.psn(a);
@@ -567,8 +574,8 @@ impl TxPeer {
             }
         }
         let y = self.shadow.step(&x);
-        // The op issued last cycle was judged at this edge (S1): learn its fate.
-        match self.prev {
+        // The op issued two cycles ago was judged at this edge (S1): learn its fate.
+        match self.prev[1] {
             Issued::New(a, ev) if y.cnt_new_sends != self.last.cnt_new_sends => {
                 self.sent = a + 1;
                 self.transmit(a, ev);
@@ -578,7 +585,8 @@ impl TxPeer {
             }
             _ => {}
         }
-        self.prev = if rst { Issued::Other } else { issued };
+        self.prev[1] = if rst { Issued::Other } else { self.prev[0] };
+        self.prev[0] = if rst { Issued::Other } else { issued };
         self.last = y;
         x
     }
