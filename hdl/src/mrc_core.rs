@@ -107,6 +107,7 @@ pub struct MrcCore {
     k_q8: Constant<Bits<8>>,
     k_q16: Constant<Bits<16>>,
     k_mtu: Constant<Bits<32>>,
+    k_mtu2: Constant<Bits<32>>,
     /// -MTU mod 2^32 (pend - MTU as an add, so it can join a carry-save stage).
     k_neg_mtu: Constant<Bits<32>>,
     k_win1: Constant<Bits<24>>,
@@ -205,6 +206,8 @@ pub struct MrcCore {
     dq: Vec<DFF<Bits<2>>>,
     // The pick's window check, registered (see `wok` below).
     wok: Vec<DFF<Bit>>,
+    // The pick's cwnd check, registered (see `fit` below).
+    fit: Vec<DFF<Bit>>,
     c_acks: DFF<Bits<32>>,
     c_evqdrop: DFF<Bits<32>>,
 
@@ -255,10 +258,13 @@ pub struct MrcCore {
     l_csx: Signal<Local, Bits<34>>,
     l_csp: Signal<Local, Bits<34>>,
     l_csm: Signal<Local, Bits<34>>,
+    l_csm2: Signal<Local, Bits<34>>,
     l_csz: Signal<Local, Bits<34>>,
     l_isum: Signal<Local, Bits<34>>,
     l_isum_m: Signal<Local, Bits<34>>,
+    l_isum_m2: Signal<Local, Bits<34>>,
     l_fit: Signal<Local, Bit>,
+    l_fit_s: Signal<Local, Bit>,
     l_p32: Signal<Local, Bits<32>>,
     l_er: Signal<Local, Bit>,
     l_en: Signal<Local, Bit>,
@@ -513,6 +519,7 @@ impl MrcCore {
             k_q8: c(q as u64),
             k_q16: c(q as u64),
             k_mtu: c(u64::from(cfg.mtu)),
+            k_mtu2: c(2 * u64::from(cfg.mtu)),
             k_neg_mtu: c(((1u64 << 32) - u64::from(cfg.mtu)) & 0xFFFF_FFFF),
             k_win1: c(u64::from(cfg.sack_window_bits - WINDOW_MARGIN - 1)),
             k_total: c(u64::from(cfg.total_evs())),
@@ -592,6 +599,7 @@ impl MrcCore {
             c_nsccdrop: Default::default(),
             dq: dffs(q),
             wok: dffs(q),
+            fit: dffs(q),
             c_acks: Default::default(),
             c_evqdrop: Default::default(),
             o_tx_valid: Default::default(),
@@ -638,10 +646,13 @@ impl MrcCore {
             l_csx: Default::default(),
             l_csp: Default::default(),
             l_csm: Default::default(),
+            l_csm2: Default::default(),
             l_csz: Default::default(),
             l_isum: Default::default(),
             l_isum_m: Default::default(),
+            l_isum_m2: Default::default(),
             l_fit: Default::default(),
+            l_fit_s: Default::default(),
             l_p32: Default::default(),
             l_er: Default::default(),
             l_en: Default::default(),
@@ -932,10 +943,6 @@ impl Logic for MrcCore {
         self.l_na_f.next = false;
         self.l_na.next = 0.into();
         for i in 0..self._q {
-            self.l_len.next = self.pend[i].q.val();
-            if self.pend[i].q.val() > self.k_mtu.val() {
-                self.l_len.next = self.k_mtu.val();
-            }
             self.l_busy.next = self.rs_hit[i].q.val()
                 | (self.l_tick_f.val() & (self.l_tick_qp.val() == self.qi8[i].val()));
             self.l_base.next = self.l_have_ev.val()
@@ -945,39 +952,11 @@ impl Logic for MrcCore {
                 & !self.l_busy.val();
             self.l_er.next =
                 self.l_base.val() & self.sb[i].rtx_valid.val() & (self.hold[i].q.val() == 0);
-            self.l_x32.next = self.infl[i].q.val();
-            self.l_y32.next = self.cc[i].cwnd.val();
-            // inflight + min(pend, MTU) <= cwnd, as two sums compared in parallel and picked
-            // by pend > MTU: the min's mux is off the carry chains.
-            // (bit_cast cannot take an indexed field: the values go through locals)
-            self.l_p32.next = self.pend[i].q.val();
-            // x + len <= cwnd  <=>  x + len + ~cwnd < 0 (34-bit, ~cwnd = -cwnd - 1): a
-            // carry-save stage (sum and majority per bit), then one carry chain whose top bit
-            // is the answer, as in nscc_window's can_send.
-            self.l_csx.next = bit_cast::<34, 32>(self.l_x32.val());
-            self.l_csp.next = bit_cast::<34, 32>(self.l_p32.val());
-            self.l_csm.next = bit_cast::<34, 32>(self.k_mtu.val());
-            self.l_csz.next = !bit_cast::<34, 32>(self.l_y32.val());
-            self.l_isum.next = (self.l_csx.val() ^ self.l_csp.val() ^ self.l_csz.val())
-                + (((self.l_csx.val() & self.l_csp.val())
-                    | (self.l_csx.val() & self.l_csz.val())
-                    | (self.l_csp.val() & self.l_csz.val()))
-                    << 1);
-            self.l_isum_m.next = (self.l_csx.val() ^ self.l_csm.val() ^ self.l_csz.val())
-                + (((self.l_csx.val() & self.l_csm.val())
-                    | (self.l_csx.val() & self.l_csz.val())
-                    | (self.l_csm.val() & self.l_csz.val()))
-                    << 1);
-            if self.pend[i].q.val() > self.k_mtu.val() {
-                self.l_fit.next = self.l_isum_m.val().get_bit(33);
-            } else {
-                self.l_fit.next = self.l_isum.val().get_bit(33);
-            }
             self.l_en.next = self.l_base.val()
                 & (self.pend[i].q.val() != 0)
                 & self.sb[i].can_send.val()
                 & self.wok[i].q.val()
-                & self.l_fit.val();
+                & self.fit[i].q.val();
             if self.l_er.val() & !self.l_ra_f.val() {
                 self.l_ra_f.next = true;
                 self.l_ra.next = self.qi8[i].val();
@@ -1237,6 +1216,7 @@ impl Logic for MrcCore {
         for i in 0..self._q {
             self.en[i].clock.next = self.clock.val();
             self.wok[i].clock.next = self.clock.val();
+            self.fit[i].clock.next = self.clock.val();
             self.rst_q[i].clock.next = self.clock.val();
             self.pend[i].clock.next = self.clock.val();
             self.nxt[i].clock.next = self.clock.val();
@@ -1258,6 +1238,50 @@ impl Logic for MrcCore {
             self.l_len.next = self.pend[i].q.val();
             if self.l_gt.val() {
                 self.l_len.next = self.k_mtu.val();
+            }
+            // Next cycle's cwnd check, from this cycle's registers: inflight + len <= cwnd, and
+            // if this QP sends new data now, inflight + MTU + the next packet's length (its
+            // pending bytes then less this packet) <= cwnd; bytes posted now count from the
+            // cycle after. Three sums x + y <= cwnd as x + y + ~cwnd < 0 (34-bit carry-save
+            // stage, then one carry chain whose top bit is the answer, as in nscc_window's
+            // can_send), for y = pend, MTU and 2 MTU, picked by pend > MTU and pend > 2 MTU:
+            // the min's mux is off the carry chains, and the pick reads a flop.
+            // (bit_cast cannot take an indexed field: the values go through locals)
+            self.l_x32.next = self.infl[i].q.val();
+            self.l_y32.next = self.cc[i].cwnd.val();
+            self.l_p32.next = self.pend[i].q.val();
+            self.l_csx.next = bit_cast::<34, 32>(self.l_x32.val());
+            self.l_csp.next = bit_cast::<34, 32>(self.l_p32.val());
+            self.l_csm.next = bit_cast::<34, 32>(self.k_mtu.val());
+            self.l_csm2.next = bit_cast::<34, 32>(self.k_mtu.val()) << 1;
+            self.l_csz.next = !bit_cast::<34, 32>(self.l_y32.val());
+            self.l_isum.next = (self.l_csx.val() ^ self.l_csp.val() ^ self.l_csz.val())
+                + (((self.l_csx.val() & self.l_csp.val())
+                    | (self.l_csx.val() & self.l_csz.val())
+                    | (self.l_csp.val() & self.l_csz.val()))
+                    << 1);
+            self.l_isum_m.next = (self.l_csx.val() ^ self.l_csm.val() ^ self.l_csz.val())
+                + (((self.l_csx.val() & self.l_csm.val())
+                    | (self.l_csx.val() & self.l_csz.val())
+                    | (self.l_csm.val() & self.l_csz.val()))
+                    << 1);
+            self.l_isum_m2.next = (self.l_csx.val() ^ self.l_csm2.val() ^ self.l_csz.val())
+                + (((self.l_csx.val() & self.l_csm2.val())
+                    | (self.l_csx.val() & self.l_csz.val())
+                    | (self.l_csm2.val() & self.l_csz.val()))
+                    << 1);
+            // keep: y = min(pend, MTU); sent: y = MTU + min(max(pend - MTU, 0), MTU)
+            if self.l_gt.val() {
+                self.l_fit.next = self.l_isum_m.val().get_bit(33);
+            } else {
+                self.l_fit.next = self.l_isum.val().get_bit(33);
+            }
+            self.l_fit_s.next = self.l_isum_m.val().get_bit(33);
+            if self.l_gt.val() {
+                self.l_fit_s.next = self.l_isum.val().get_bit(33);
+            }
+            if self.pend[i].q.val() > self.k_mtu2.val() {
+                self.l_fit_s.next = self.l_isum_m2.val().get_bit(33);
             }
             // The window takes the slot's event.
             self.cc[i].clock.next = self.clock.val();
@@ -1361,6 +1385,10 @@ impl Logic for MrcCore {
             // Glue registers.
             self.l_is_send.next = self.l_send.val() & (self.l_send_qp.val() == self.qi8[i].val());
             self.l_sent_new.next = self.l_is_send.val() & !self.l_send_rtx.val();
+            self.fit[i].d.next = self.l_fit.val();
+            if self.l_sent_new.val() {
+                self.fit[i].d.next = self.l_fit_s.val();
+            }
             self.l_sent_rtx.next = self.l_is_send.val() & self.l_send_rtx.val();
             // The send decision and the post check each end a long path (window and pick;
             // the posted QP's pending bytes + the post's), so the register they update has all
@@ -1497,6 +1525,7 @@ impl Logic for MrcCore {
                 if self.l_ctrl_op.val() == 3 {
                     self.rst_q[i].d.next = true;
                     self.wok[i].d.next = false;
+                    self.fit[i].d.next = false;
                     self.pend[i].d.next = 0.into();
                     self.nxt[i].d.next = self.l_init_psn.val();
                     self.outs[i].d.next = self.l_outs_i.val();
@@ -1517,6 +1546,7 @@ impl Logic for MrcCore {
                 self.en[i].d.next = false;
                 self.rst_q[i].d.next = false;
                 self.wok[i].d.next = false;
+                self.fit[i].d.next = false;
                 self.pend[i].d.next = 0.into();
                 self.nxt[i].d.next = 0.into();
                 self.outs[i].d.next = self.l_outs_r.val();

@@ -39,6 +39,9 @@
 //!   last `RTX_HOLD` cycles: the scoreboard's pick lags its SEND by a few cycles) goes first;
 //!   else a QP with pending bytes whose scoreboard `can_send` and whose `inflight + len <= cwnd`
 //!   (`inflight` = min(nxt - una, INFL_PKTS_CAP) x MTU, registered: the PSNs outstanding).
+//!   That cwnd check is registered: it is formed from the previous cycle's inflight, pending
+//!   bytes and cwnd, and a new send in that cycle counts as MTU more in flight and its length
+//!   less pending; bytes posted in that cycle count one cycle later.
 //!   Both picks rotate from the QP after the last one served. New data is segmented by the MTU;
 //!   a retransmit header carries `len` 0 (the packet builder knows the message layout).
 //! - **Spray.** The arbiter is asked for a grant whenever the FIFO plus requests in flight is
@@ -299,6 +302,8 @@ struct QpGlue {
     tick_pend: bool,
     /// The window check for this cycle, registered last cycle (see the pick).
     win_ok: bool,
+    /// The cwnd check for this cycle, registered last cycle (see the per-QP updates).
+    fit: bool,
 }
 
 /// The registered receive header (R stage).
@@ -608,7 +613,7 @@ impl MrcCore {
                     && gl.pend != 0
                     && sb_o[i].can_send
                     && gl.win_ok
-                    && u64::from(gl.infl) + u64::from(len[i]) <= u64::from(cwnd[i])
+                    && gl.fit
                     && !busy(i)
             })
             .collect();
@@ -835,6 +840,19 @@ impl MrcCore {
             }
             // False while the QP is reset (nxt and una jump back to the initial PSN).
             gl.win_ok = !old.rst_q && old.nxt.wrapping_sub(sb_o[i].una) & PSN_MASK < win_limit - 1;
+            // Next cycle's cwnd check, from this cycle's registers (so the pick reads a flop):
+            // inflight + len <= cwnd, or after a new send now, inflight + MTU + the next
+            // packet's length (pending less this packet) <= cwnd. Bytes posted now count from
+            // the cycle after.
+            let room = u64::from(cwnd[i]);
+            gl.fit = if sent_new {
+                u64::from(old.infl)
+                    + u64::from(mtu)
+                    + u64::from(old.pend.saturating_sub(mtu).min(mtu))
+                    <= room
+            } else {
+                u64::from(old.infl) + u64::from(len[i]) <= room
+            };
             // Bytes in flight from the PSNs outstanding (the last packet counts as a full MTU):
             // no accounting to drift, and nothing in flight reads 0.
             let out_pkts = (gl.nxt.wrapping_sub(sb_o[i].una) & PSN_MASK).min(INFL_PKTS_CAP);
