@@ -14,7 +14,9 @@
 //!                  |
 //!  S1  checks against committed una/nxt + slot flags (OR of 16 group flops, c_* patches)
 //!      SEND  new (psn == nxt, window vs una_d2: both sn_q outcomes) | retransmit (marked) | refused
-//!            -> flags at this edge, EV RAM write registered (w_*), {ev, now + 2^e} one edge
+//!            -> flags at this edge (the decision as one copy per 16-slot group, q_ghit
+//!            qualifying each, sn_q selecting in the group), EV RAM write registered (w_*),
+//!            {ev, now + 2^e} one edge
 //!            later; a read that missed a pending write takes its data (bya/mb -> byp)
 //!      NACK  valid -> mark need_rtx at this edge; EV RAM data (read at S0) of the slot
 //!      TICK  now++; EV RAM data (read at S0) of the head (una % W as S1 sees it)
@@ -295,6 +297,8 @@ pub struct SackTxScoreboard {
     c_bad_sack: DFF<Bits<32>>,
     c_bad_nack: DFF<Bits<32>>,
     q_hot: Vec<DFF<Bit>>,
+    /// The S1 op's slot is in this 16-slot group (the OR of its q_hot, registered).
+    q_ghit: Vec<DFF<Bit>>,
     s2_hot: Vec<DFF<Bit>>,
     s3_hot: Vec<DFF<Bit>>,
     pg: Vec<DFF<Bit>>,
@@ -354,11 +358,15 @@ pub struct SackTxScoreboard {
     bm_ok: Signal<Local, Bit>,
     hne: Signal<Local, Bit>,
     bs: Signal<Local, Bits<10>>,
-    extra: Signal<Local, Bits<6>>,
-    e7: Signal<Local, Bits<7>>,
-    tmo1: Signal<Local, Bits<6>>,
-    extra_i: Signal<Local, Bits<6>>,
-    e7_i: Signal<Local, Bits<7>>,
+    e7: Signal<Local, Bits<8>>,
+    e7_i: Signal<Local, Bits<8>>,
+    e8a: Signal<Local, Bits<8>>,
+    e8b: Signal<Local, Bits<8>>,
+    e8l: Signal<Local, Bits<8>>,
+    e8s: Signal<Local, Bits<8>>,
+    e8c: Signal<Local, Bits<8>>,
+    e8s2: Signal<Local, Bits<8>>,
+    e8c2: Signal<Local, Bits<8>>,
     e5: Signal<Local, Bits<5>>,
     dl: Signal<Local, Bits<32>>,
     raddr: Signal<Local, Bits<10>>,
@@ -425,7 +433,11 @@ pub struct SackTxScoreboard {
     dif0: Signal<Local, Bits<32>>,
     dif1: Signal<Local, Bits<32>>,
     age_ok: Signal<Local, Bit>,
-    sr_pre: Signal<Local, Bit>,
+    sr0: Signal<Local, Bit>,
+    sr1: Signal<Local, Bit>,
+    gnew: Signal<Local, Bit>,
+    gsr: Signal<Local, Bit>,
+    ghot: Signal<Local, Bit>,
     nk_pre: Signal<Local, Bit>,
     t72: Signal<Local, Bits<72>>,
     _w: usize,
@@ -641,6 +653,7 @@ impl SackTxScoreboard {
             c_bad_sack: Default::default(),
             c_bad_nack: Default::default(),
             q_hot: dffs(w),
+            q_ghit: dffs(groups),
             s2_hot: dffs(w),
             s3_hot: dffs(w),
             pg: dffs(groups),
@@ -700,11 +713,15 @@ impl SackTxScoreboard {
             bm_ok: Default::default(),
             hne: Default::default(),
             bs: Default::default(),
-            extra: Default::default(),
             e7: Default::default(),
-            tmo1: Default::default(),
-            extra_i: Default::default(),
             e7_i: Default::default(),
+            e8a: Default::default(),
+            e8b: Default::default(),
+            e8l: Default::default(),
+            e8s: Default::default(),
+            e8c: Default::default(),
+            e8s2: Default::default(),
+            e8c2: Default::default(),
             e5: Default::default(),
             dl: Default::default(),
             raddr: Default::default(),
@@ -771,7 +788,11 @@ impl SackTxScoreboard {
             dif0: Default::default(),
             dif1: Default::default(),
             age_ok: Default::default(),
-            sr_pre: Default::default(),
+            sr0: Default::default(),
+            sr1: Default::default(),
+            gnew: Default::default(),
+            gsr: Default::default(),
+            ghot: Default::default(),
             nk_pre: Default::default(),
             t72: Default::default(),
             _w: w,
@@ -973,9 +994,12 @@ impl Logic for SackTxScoreboard {
         // The per-slot flag updates use these prefixes with the slot's own flags (the slot is
         // the one q_hot selects, so its flags are what fo/fa/fr would mux): the 256-way mux
         // then feeds only the few global consumers below, not every slot's next state.
-        self.sr_pre.next =
-            self.is_send.val() & !self.err.q.val() & !self.send_new.val() & self.in_win.val();
         self.nk_pre.next = self.is_nack.val() & !self.err.q.val() & self.in_win.val();
+        // the same for each outcome of the previous SEND, for the per-group copies below
+        self.sr0.next =
+            self.is_send.val() & !self.err.q.val() & !self.snew0.val() & self.in_win.val();
+        self.sr1.next =
+            self.is_send.val() & !self.err.q.val() & !self.snew1.val() & self.in_win.val();
         // A retransmit is "sendable as one" (rtx_ok, no sn_q in it) and not new; the RAM write,
         // the head check and the bad-SEND count use rtx_ok directly (send_new | send_rtx is
         // send_new | rtx_ok; a SEND neither new nor retransmitted is !send_new & !rtx_ok).
@@ -1366,14 +1390,24 @@ impl Logic for SackTxScoreboard {
                 {
                     self.nr.next = true;
                 }
+                // The S1 op's SEND decisions as one copy per 16-slot group (each qualified by
+                // "the op's slot is in this group", so they stay distinct): sn_q selects in
+                // 16 LUTs near their slots instead of driving one net to all 256.
+                if self.sn_q.q.val() {
+                    self.gnew.next = self.q_ghit[p / 2].q.val() & self.snew1.val();
+                    self.gsr.next = self.q_ghit[p / 2].q.val() & self.sr1.val();
+                } else {
+                    self.gnew.next = self.q_ghit[p / 2].q.val() & self.snew0.val();
+                    self.gsr.next = self.q_ghit[p / 2].q.val() & self.sr0.val();
+                }
                 if self.q_hot[p * 8 + i].q.val() {
-                    if self.send_new.val() {
+                    if self.gnew.val() {
                         self.no.next = true;
                         self.na.next = false;
                         self.nr.next = false;
                         self.nh.next = false;
                     }
-                    if self.sr_pre.val()
+                    if self.gsr.val()
                         & self.out_f[p * 8 + i].q.val()
                         & !self.ack_f[p * 8 + i].q.val()
                         & self.rtx_f[p * 8 + i].q.val()
@@ -1753,24 +1787,44 @@ impl Logic for SackTxScoreboard {
         // head_tmo and for one more; una moving (pc_q) clears head_tmo at this edge and
         // takes precedence; a timeout at the limit errors the QP instead, and S1 then
         // refuses every op, so `fire` alone picks the increment.
-        self.extra.next = bits::<6>(0);
-        if self.head_tmo.q.val() > bit_cast::<6, 3>(self.i_lin.q.val()) {
-            self.extra.next = self.head_tmo.q.val() - bit_cast::<6, 3>(self.i_lin.q.val());
+        // exp + head_tmo - linear (+ 1) as carry-save sums with one carry chain each, the
+        // "head_tmo > linear" (>=) compares beside them, the cap at 30 as a bit test: no
+        // chain waits for another.
+        self.e8a.next = bit_cast::<8, 5>(self.i_exp.q.val());
+        self.e8b.next = bit_cast::<8, 6>(self.head_tmo.q.val());
+        self.e8l.next = !bit_cast::<8, 3>(self.i_lin.q.val());
+        self.e8s.next = self.e8a.val() ^ self.e8b.val() ^ self.e8l.val();
+        self.e8c.next = ((self.e8a.val() & self.e8b.val())
+            | (self.e8a.val() & self.e8l.val())
+            | (self.e8b.val() & self.e8l.val()))
+            << 1;
+        self.e7.next = self.e8s.val() + (self.e8c.val() | bits::<8>(1));
+        self.e8s2.next = self.e8s.val() ^ self.e8c.val() ^ bits::<8>(2);
+        self.e8c2.next = ((self.e8s.val() & self.e8c.val())
+            | (self.e8s.val() & bits::<8>(2))
+            | (self.e8c.val() & bits::<8>(2)))
+            << 1;
+        self.e7_i.next = self.e8s2.val() + self.e8c2.val();
+        if self.head_tmo.q.val() <= bit_cast::<6, 3>(self.i_lin.q.val()) {
+            self.e7.next = self.e8a.val();
         }
-        self.tmo1.next = self.head_tmo.q.val() + 1;
-        self.extra_i.next = bits::<6>(0);
-        if self.tmo1.val() > bit_cast::<6, 3>(self.i_lin.q.val()) {
-            self.extra_i.next = self.tmo1.val() - bit_cast::<6, 3>(self.i_lin.q.val());
+        if self.head_tmo.q.val() < bit_cast::<6, 3>(self.i_lin.q.val()) {
+            self.e7_i.next = self.e8a.val();
         }
-        self.e7.next = bit_cast::<7, 5>(self.i_exp.q.val()) + bit_cast::<7, 6>(self.extra.val());
-        self.e7_i.next =
-            bit_cast::<7, 5>(self.i_exp.q.val()) + bit_cast::<7, 6>(self.extra_i.val());
-        self.q_ek.d.next = bit_cast::<5, 7>(self.e7.val());
-        if self.e7.val() > 30 {
+        self.q_ek.d.next = bit_cast::<5, 8>(self.e7.val());
+        if self.e7.val().get_bit(7)
+            | self.e7.val().get_bit(6)
+            | self.e7.val().get_bit(5)
+            | (bit_cast::<5, 8>(self.e7.val()) == 31)
+        {
             self.q_ek.d.next = bits::<5>(30);
         }
-        self.q_ei.d.next = bit_cast::<5, 7>(self.e7_i.val());
-        if self.e7_i.val() > 30 {
+        self.q_ei.d.next = bit_cast::<5, 8>(self.e7_i.val());
+        if self.e7_i.val().get_bit(7)
+            | self.e7_i.val().get_bit(6)
+            | self.e7_i.val().get_bit(5)
+            | (bit_cast::<5, 8>(self.e7_i.val()) == 31)
+        {
             self.q_ei.d.next = bits::<5>(30);
         }
         self.q_e0.d.next = self.i_exp.q.val();
@@ -1811,6 +1865,14 @@ impl Logic for SackTxScoreboard {
             self.i_hot[k].d.next = self.kc[k].val() == self.ipsl.val();
             self.q_hot[k].clock.next = self.clock.val();
             self.q_hot[k].d.next = self.i_hot[k].q.val();
+        }
+        for g in 0..self._groups {
+            self.q_ghit[g].clock.next = self.clock.val();
+            self.ghot.next = false;
+            for k in 0..16 {
+                self.ghot.next = self.ghot.val() | self.i_hot[g * 16 + k].q.val();
+            }
+            self.q_ghit[g].d.next = self.ghot.val();
         }
         // The S1 slot read, a cycle early: each slot's flags as this edge leaves them, apart
         // from the S1 op's and the timeout's updates (their slot is one compare away, c_*):
