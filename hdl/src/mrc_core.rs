@@ -153,6 +153,12 @@ pub struct MrcCore {
     // decode and an 8-bit QP compare.
     rs_op: DFF<Bit>,
     rs_hit: Vec<DFF<Bit>>,
+    // The RTT sample's "cack >= sampled PSN", compared as the header is registered: against
+    // the sampled PSN (o) and against the PSN a sample started at that edge would hold, this
+    // QP's nxt (n); `samp_ld` says a sample started there, and picks.
+    rs_sge_o: Vec<DFF<Bit>>,
+    rs_sge_n: Vec<DFF<Bit>>,
+    samp_ld: Vec<DFF<Bit>>,
     rs_qp: DFF<Bits<8>>,
     rs_kind: DFF<Bits<8>>,
     rs_psn: DFF<Bits<24>>,
@@ -297,6 +303,8 @@ pub struct MrcCore {
     l_clr_qp: Signal<Local, Bits<16>>,
     l_a_st: Signal<Local, Bits<32>>,
     l_sdiff: Signal<Local, Bits<24>>,
+    l_sdiff_n: Signal<Local, Bits<24>>,
+    l_sge: Signal<Local, Bit>,
     l_samp_clr: Signal<Local, Bit>,
     l_rtt: Signal<Local, Bits<32>>,
     l_drops: Signal<Local, Bits<8>>,
@@ -556,6 +564,9 @@ impl MrcCore {
             rs_valid: Default::default(),
             rs_op: Default::default(),
             rs_hit: dffs(q),
+            rs_sge_o: dffs(q),
+            rs_sge_n: dffs(q),
+            samp_ld: dffs(q),
             rs_qp: Default::default(),
             rs_kind: Default::default(),
             rs_psn: Default::default(),
@@ -685,6 +696,8 @@ impl MrcCore {
             l_clr_qp: Default::default(),
             l_a_st: Default::default(),
             l_sdiff: Default::default(),
+            l_sdiff_n: Default::default(),
+            l_sge: Default::default(),
             l_samp_clr: Default::default(),
             l_rtt: Default::default(),
             l_drops: Default::default(),
@@ -1153,11 +1166,14 @@ impl Logic for MrcCore {
             if self.rs_qp.q.val() == self.qi8[i].val() {
                 self.l_a_st.next = self.samp_t[i].q.val();
             }
-            self.l_sdiff.next = self.rs_psn.q.val() - self.samp_psn[i].q.val();
+            self.l_sge.next = self.rs_sge_o[i].q.val();
+            if self.samp_ld[i].q.val() {
+                self.l_sge.next = self.rs_sge_n[i].q.val();
+            }
             self.l_clr1.next = self.l_rx_sack.val()
                 & (self.rs_qp.q.val() == self.qi8[i].val())
                 & self.samp_v[i].q.val()
-                & !self.l_sdiff.val().get_bit(23);
+                & self.l_sge.val();
             self.l_clr_qp.next = self.l_clr_qp.val().replace_bit(i, self.l_clr1.val());
             self.l_samp_clr.next = self.l_samp_clr.val() | self.l_clr1.val();
         }
@@ -1437,14 +1453,19 @@ impl Logic for MrcCore {
             // scoreboard's rule (init_psn under its reset, else una + una_adv, all registers),
             // so outs = nxt - una holds at every edge.
             self.l_una_adv.next = self.sb[i].una_adv.val();
+            // Each difference for both una' (una + una_adv, or init_psn when the scoreboard is
+            // in reset): the reset, a high fan-out net, selects after the carry chains.
             self.l_una_n.next = self.sb[i].una.val() + bit_cast::<24, 4>(self.l_una_adv.val());
-            if self.rst.val() | self.rst_q[i].q.val() {
-                self.l_una_n.next = self.l_init_psn.val();
-            }
             self.l_outs0.next = self.nxt[i].q.val() - self.l_una_n.val();
             self.l_outs1.next = self.nxt[i].q.val() + 1 - self.l_una_n.val();
             self.l_outs_i.next = self.l_init_psn.val() - self.l_una_n.val();
             self.l_outs_r.next = bits::<24>(0) - self.l_una_n.val();
+            if self.rst.val() | self.rst_q[i].q.val() {
+                self.l_outs0.next = self.nxt[i].q.val() - self.l_init_psn.val();
+                self.l_outs1.next = self.nxt[i].q.val() + 1 - self.l_init_psn.val();
+                self.l_outs_i.next = 0.into();
+                self.l_outs_r.next = bits::<24>(0) - self.l_init_psn.val();
+            }
             if self.l_sent_new.val() {
                 self.outs[i].d.next = self.l_outs1.val();
             } else {
@@ -1488,6 +1509,7 @@ impl Logic for MrcCore {
             self.samp_t[i].d.next = self.samp_t[i].q.val();
             // (The PSN sent is this QP's own nxt for a new send and its rtx_psn for a
             // retransmit, so neither compare waits for the pick's PSN mux.)
+            self.samp_ld[i].d.next = self.l_sent_new.val() & !self.l_gsv.val();
             if self.l_sent_new.val() & !self.l_gsv.val() {
                 self.samp_v[i].d.next = true;
                 self.samp_psn[i].d.next = self.nxt[i].q.val();
@@ -1531,6 +1553,7 @@ impl Logic for MrcCore {
                     self.outs[i].d.next = self.l_outs_i.val();
                     self.infl[i].d.next = 0.into();
                     self.samp_v[i].d.next = false;
+                    self.samp_ld[i].d.next = false;
                     self.samp_psn[i].d.next = 0.into();
                     self.samp_t[i].d.next = 0.into();
                     self.s_valid[i].d.next = false;
@@ -1552,6 +1575,7 @@ impl Logic for MrcCore {
                 self.outs[i].d.next = self.l_outs_r.val();
                 self.infl[i].d.next = 0.into();
                 self.samp_v[i].d.next = false;
+                self.samp_ld[i].d.next = false;
                 self.samp_psn[i].d.next = 0.into();
                 self.samp_t[i].d.next = 0.into();
                 self.s_valid[i].d.next = false;
@@ -1891,6 +1915,14 @@ impl Logic for MrcCore {
         for i in 0..self._q {
             self.rs_hit[i].clock.next = self.clock.val();
             self.rs_hit[i].d.next = self.l_rx_sbop.val() & (self.rx_qp.val() == self.qi8[i].val());
+            // cack - sampled PSN >= 0 (24-bit serial), for either PSN the sample holds next
+            self.rs_sge_o[i].clock.next = self.clock.val();
+            self.rs_sge_n[i].clock.next = self.clock.val();
+            self.samp_ld[i].clock.next = self.clock.val();
+            self.l_sdiff.next = self.rx_psn.val() - self.samp_psn[i].q.val();
+            self.l_sdiff_n.next = self.rx_psn.val() - self.nxt[i].q.val();
+            self.rs_sge_o[i].d.next = !self.l_sdiff.val().get_bit(23);
+            self.rs_sge_n[i].d.next = !self.l_sdiff_n.val().get_bit(23);
         }
         self.rs_qp.d.next = self.rx_qp.val();
         self.rs_kind.d.next = self.rx_kind.val();
