@@ -187,6 +187,9 @@ pub struct MrcCore {
     f_ev: Vec<DFF<Bits<32>>>,
     f_head: DFF<Bits<3>>,
     f_count: DFF<Bits<4>>,
+    // f_count != 0, kept as its own flop so the pick's "an EV is waiting" is a register
+    // output, not a compare behind the FIFO count.
+    f_nz: DFF<Bit>,
     preq: DFF<Bits<4>>,
     rr: DFF<Bits<8>>,
 
@@ -326,6 +329,7 @@ pub struct MrcCore {
     l_c_ack: Signal<Local, Bit>,
     l_free: Signal<Local, Bit>,
     l_msum: Signal<Local, Bits<33>>,
+    l_sb0: Signal<Local, Bits<32>>,
     l_sqe: Signal<Local, Bit>,
     l_sq_rst: Signal<Local, Bit>,
     l_sq_sum: Signal<Local, Bits<33>>,
@@ -591,6 +595,7 @@ impl MrcCore {
             f_ev: dffs(EV_FIFO_DEPTH),
             f_head: Default::default(),
             f_count: Default::default(),
+            f_nz: Default::default(),
             preq: Default::default(),
             rr: Default::default(),
             e_ent: dffs(EVQ_DEPTH),
@@ -718,6 +723,7 @@ impl MrcCore {
             l_c_ack: Default::default(),
             l_free: Default::default(),
             l_msum: Default::default(),
+            l_sb0: Default::default(),
             l_sqe: Default::default(),
             l_sq_rst: Default::default(),
             l_sq_sum: Default::default(),
@@ -825,6 +831,7 @@ impl Logic for MrcCore {
             rs_reason,
             f_head,
             f_count,
+            f_nz,
             preq,
             rr,
             e_head,
@@ -946,7 +953,7 @@ impl Logic for MrcCore {
                 self.l_tick_qp.next = self.qi8[i].val();
             }
         }
-        self.l_have_ev.next = self.f_count.q.val() != 0;
+        self.l_have_ev.next = self.f_nz.q.val();
         self.l_rh_f.next = false;
         self.l_rh.next = 0.into();
         self.l_ra_f.next = false;
@@ -1344,8 +1351,11 @@ impl Logic for MrcCore {
             }
             self.l_free.next = !self.l_sv.val() | (self.l_sk.val() == 3);
             self.l_x32.next = self.sb[i].acked_bytes.val();
+            // A merge only happens into a slot the window did not take this cycle, so the
+            // sum reads the slot's register: the window's ready is off the adder.
+            self.l_sb0.next = self.s_bytes[i].q.val();
             self.l_msum.next =
-                bit_cast::<33, 32>(self.l_sb.val()) + bit_cast::<33, 32>(self.l_x32.val());
+                bit_cast::<33, 32>(self.l_sb0.val()) + bit_cast::<33, 32>(self.l_x32.val());
             if self.l_c_rto.val() | self.l_c_trim.val() | self.l_c_ack.val() {
                 if !self.l_c_rto.val()
                     & !self.l_c_trim.val()
@@ -1653,6 +1663,15 @@ impl Logic for MrcCore {
         }
         self.f_head.d.next = self.l_fhead.val();
         self.f_count.d.next = self.l_fcount.val();
+        // The next count is nonzero: a grant without a send leaves at least one; a send
+        // without a grant leaves count - 1; otherwise the count stays.
+        self.f_nz.d.next = self.f_count.q.val() != 0;
+        if self.arb.grant_valid.val() & !self.l_send.val() {
+            self.f_nz.d.next = true;
+        }
+        if !self.arb.grant_valid.val() & self.l_send.val() {
+            self.f_nz.d.next = self.f_count.q.val() != 1;
+        }
         self.rr.d.next = self.l_rr_next.val();
 
         // ---- EV event queue ----------------------------------------------------------------
@@ -1964,6 +1983,7 @@ impl Logic for MrcCore {
             self.rs_reason.d.next = 0.into();
             self.f_head.d.next = 0.into();
             self.f_count.d.next = 0.into();
+            self.f_nz.d.next = false;
             self.preq.d.next = 0.into();
             self.rr.d.next = 0.into();
             self.e_head.d.next = 0.into();
