@@ -695,8 +695,13 @@ fn run_yosys(
     })?;
     let (json, stat) = ("synth.json", "stat.txt");
     let files: Vec<String> = sources.iter().map(|s| quote_ys(s)).collect();
+    // synth_ecp5 keeps the `keep_hierarchy` modules (the replicated flops, see
+    // mrc_hdl::emit) whole so they are not merged; dropping the attribute and flattening
+    // after it gives nextpnr and `stat` one flat netlist without re-merging them (no
+    // opt_merge runs after).
     let script = format!(
-        "read_verilog -D{ECP5_DSP_DEFINE} {}\nsynth_ecp5 -top {top} -json {}\ntee -o {} stat\n",
+        "read_verilog -D{ECP5_DSP_DEFINE} {}\nsynth_ecp5 -top {top}\n\
+         setattr -mod -unset keep_hierarchy\nflatten\nwrite_json {}\ntee -o {} stat\n",
         files.join(" "),
         quote_ys(json),
         quote_ys(stat)

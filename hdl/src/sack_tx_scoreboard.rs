@@ -139,6 +139,9 @@ pub struct SackTxScoreboard {
     pub cnt_bad_nack: Signal<Out, Bits<32>>,
     wm: Constant<Bits<10>>,
     wc: Constant<Bits<24>>,
+    wc_m1: Constant<Bits<24>>,
+    k_ones: Constant<Bits<24>>,
+    k_one24: Constant<Bits<24>>,
     wc12: Constant<Bits<12>>,
     lgw: Constant<Bits<5>>,
     kc: Vec<Constant<Bits<10>>>,
@@ -153,6 +156,7 @@ pub struct SackTxScoreboard {
     // bitmap's msb, cack + offset, the hole ends less the msb, the slot one-hot.
     i_op: DFF<Bits<3>>,
     i_psn: DFF<Bits<24>>,
+    i_pm1: DFF<Bits<24>>,
     i_ev: DFF<Bits<8>>,
     i_off: DFF<Bits<16>>,
     i_bm: DFF<Bits<64>>,
@@ -316,7 +320,22 @@ pub struct SackTxScoreboard {
     ge_q: Vec<DFF<Bit>>,
     gh_any: Vec<DFF<Bit>>,
     p2_g: Vec<DFF<Bit>>,
+    /// Per 16-slot group, copies of the scalar flops the slots' next flags read for the
+    /// S1 op and the SACK apply: bit 0 s3_sack, 1 sn_q, 2 S1 op is a SEND, 3 a NACK, 4 err,
+    /// 5 q_eq0, 6 q_eq1, 7 win0, 8 win1 (flops whose inputs are short: s3_tok, q_inw and
+    /// clr_q end long paths, and a copy adds a route to each). A `_rep` flop is emitted as a module
+    /// synthesis keeps whole (`keep_hierarchy`), so the copies are not merged back into one
+    /// flop whose net would reach all 256 slots: each copy drives its own group's 16.
+    ctl_rep: Vec<DFF<Bits<9>>>,
     p2_n: Vec<DFF<Bit>>,
+    l_ctl: Signal<Local, Bits<9>>,
+    l_cg: Signal<Local, Bits<9>>,
+    g_sack: Signal<Local, Bit>,
+    g_snew0: Signal<Local, Bit>,
+    g_snew1: Signal<Local, Bit>,
+    g_sr0: Signal<Local, Bit>,
+    g_sr1: Signal<Local, Bit>,
+    g_nk: Signal<Local, Bit>,
     cvg: Signal<Local, Bit>,
     gh_first: Vec<DFF<Bits<4>>>,
     ga_any: Vec<DFF<Bit>>,
@@ -422,7 +441,6 @@ pub struct SackTxScoreboard {
     una_nx: Signal<Local, Bits<24>>,
     psl: Signal<Local, Bits<10>>,
     dnu: Signal<Local, Bits<24>>,
-    dnu1: Signal<Local, Bits<24>>,
     nxt1: Signal<Local, Bits<24>>,
     f4: Signal<Local, Bits<4>>,
     f4b: Signal<Local, Bits<4>>,
@@ -433,8 +451,6 @@ pub struct SackTxScoreboard {
     dif0: Signal<Local, Bits<32>>,
     dif1: Signal<Local, Bits<32>>,
     age_ok: Signal<Local, Bit>,
-    sr0: Signal<Local, Bit>,
-    sr1: Signal<Local, Bit>,
     gnew: Signal<Local, Bit>,
     gsr: Signal<Local, Bit>,
     ghot: Signal<Local, Bit>,
@@ -496,6 +512,9 @@ impl SackTxScoreboard {
             cnt_bad_nack: Default::default(),
             wm: Constant::new(((w - 1) as u64).into()),
             wc: Constant::new((w as u64).into()),
+            wc_m1: Constant::new((w as u64 - 1).into()),
+            k_ones: Constant::new(0xff_ffffu64.into()),
+            k_one24: Constant::new(1u64.into()),
             wc12: Constant::new((w as u64).into()),
             lgw: Constant::new((w.trailing_zeros() as u64).into()),
             kc: (0..w as u64).map(|k| Constant::new(k.into())).collect(),
@@ -518,6 +537,7 @@ impl SackTxScoreboard {
             ),
             i_op: Default::default(),
             i_psn: Default::default(),
+            i_pm1: Default::default(),
             i_ev: Default::default(),
             i_off: Default::default(),
             i_bm: Default::default(),
@@ -671,7 +691,16 @@ impl SackTxScoreboard {
             ge_q: dffs(w),
             gh_any: dffs(groups),
             p2_g: dffs(groups),
+            ctl_rep: dffs(groups),
             p2_n: dffs(16),
+            l_ctl: Default::default(),
+            l_cg: Default::default(),
+            g_sack: Default::default(),
+            g_snew0: Default::default(),
+            g_snew1: Default::default(),
+            g_sr0: Default::default(),
+            g_sr1: Default::default(),
+            g_nk: Default::default(),
             cvg: Default::default(),
             gh_first: dffs(groups),
             ga_any: dffs(groups),
@@ -777,7 +806,6 @@ impl SackTxScoreboard {
             una_nx: Default::default(),
             psl: Default::default(),
             dnu: Default::default(),
-            dnu1: Default::default(),
             nxt1: Default::default(),
             f4: Default::default(),
             f4b: Default::default(),
@@ -788,8 +816,6 @@ impl SackTxScoreboard {
             dif0: Default::default(),
             dif1: Default::default(),
             age_ok: Default::default(),
-            sr0: Default::default(),
-            sr1: Default::default(),
             gnew: Default::default(),
             gsr: Default::default(),
             ghot: Default::default(),
@@ -812,6 +838,7 @@ impl Logic for SackTxScoreboard {
             clock,
             i_op,
             i_psn,
+            i_pm1,
             i_ev,
             i_off,
             i_bm,
@@ -995,11 +1022,6 @@ impl Logic for SackTxScoreboard {
         // the one q_hot selects, so its flags are what fo/fa/fr would mux): the 256-way mux
         // then feeds only the few global consumers below, not every slot's next state.
         self.nk_pre.next = self.is_nack.val() & !self.err.q.val() & self.in_win.val();
-        // the same for each outcome of the previous SEND, for the per-group copies below
-        self.sr0.next =
-            self.is_send.val() & !self.err.q.val() & !self.snew0.val() & self.in_win.val();
-        self.sr1.next =
-            self.is_send.val() & !self.err.q.val() & !self.snew1.val() & self.in_win.val();
         // A retransmit is "sendable as one" (rtx_ok, no sn_q in it) and not new; the RAM write,
         // the head check and the bad-SEND count use rtx_ok directly (send_new | send_rtx is
         // send_new | rtx_ok; a SEND neither new nor retransmitted is !send_new & !rtx_ok).
@@ -1159,7 +1181,7 @@ impl Logic for SackTxScoreboard {
                         & self.out_f[g * 16 + j].q.val()
                         & !self.ack_f[g * 16 + j].q.val()
                         & !self.rtx_f[g * 16 + j].q.val()
-                        & !(self.s3_sack.q.val()
+                        & !(self.ctl_rep[g].q.val().get_bit(0)
                             & (self.s3_ackm[g * 16 + j].q.val()
                                 | (self.s3_holem[g * 16 + j].q.val()
                                     & !self.hole_f[g * 16 + j].q.val()))));
@@ -1356,6 +1378,28 @@ impl Logic for SackTxScoreboard {
 
         // ---------------- per-slot flags: SACK apply, timeout, S1 op, clear, reset ------
         for p in 0..self._nb {
+            // This group's copies of the scalar controls (ctl_rep), so the S1 op's decision
+            // is formed here from flops beside the group, not on one net to all 256 slots.
+            self.l_cg.next = self.ctl_rep[p / 2].q.val();
+            self.g_sack.next = self.l_cg.val().get_bit(0);
+            self.g_snew0.next = self.l_cg.val().get_bit(2)
+                & !self.l_cg.val().get_bit(4)
+                & self.l_cg.val().get_bit(5)
+                & self.l_cg.val().get_bit(7);
+            self.g_snew1.next = self.l_cg.val().get_bit(2)
+                & !self.l_cg.val().get_bit(4)
+                & self.l_cg.val().get_bit(6)
+                & self.l_cg.val().get_bit(8);
+            self.g_sr0.next = self.l_cg.val().get_bit(2)
+                & !self.l_cg.val().get_bit(4)
+                & !self.g_snew0.val()
+                & self.in_win.val();
+            self.g_sr1.next = self.l_cg.val().get_bit(2)
+                & !self.l_cg.val().get_bit(4)
+                & !self.g_snew1.val()
+                & self.in_win.val();
+            self.g_nk.next =
+                self.l_cg.val().get_bit(3) & !self.l_cg.val().get_bit(4) & self.in_win.val();
             for i in 0..8 {
                 self.out_f[p * 8 + i].clock.next = self.clock.val();
                 self.ack_f[p * 8 + i].clock.next = self.clock.val();
@@ -1365,7 +1409,7 @@ impl Logic for SackTxScoreboard {
                 self.na.next = self.ack_f[p * 8 + i].q.val();
                 self.nr.next = self.rtx_f[p * 8 + i].q.val();
                 self.nh.next = self.hole_f[p * 8 + i].q.val();
-                if self.s3_sack.q.val() {
+                if self.g_sack.val() {
                     if self.s3_ackm[p * 8 + i].q.val() & self.out_f[p * 8 + i].q.val() {
                         self.na.next = true;
                     }
@@ -1390,15 +1434,14 @@ impl Logic for SackTxScoreboard {
                 {
                     self.nr.next = true;
                 }
-                // The S1 op's SEND decisions as one copy per 16-slot group (each qualified by
-                // "the op's slot is in this group", so they stay distinct): sn_q selects in
-                // 16 LUTs near their slots instead of driving one net to all 256.
-                if self.sn_q.q.val() {
-                    self.gnew.next = self.q_ghit[p / 2].q.val() & self.snew1.val();
-                    self.gsr.next = self.q_ghit[p / 2].q.val() & self.sr1.val();
+                // The S1 op's SEND decisions, formed per group from its copies and qualified
+                // by "the op's slot is in this group"; the copy of sn_q selects.
+                if self.l_cg.val().get_bit(1) {
+                    self.gnew.next = self.q_ghit[p / 2].q.val() & self.g_snew1.val();
+                    self.gsr.next = self.q_ghit[p / 2].q.val() & self.g_sr1.val();
                 } else {
-                    self.gnew.next = self.q_ghit[p / 2].q.val() & self.snew0.val();
-                    self.gsr.next = self.q_ghit[p / 2].q.val() & self.sr0.val();
+                    self.gnew.next = self.q_ghit[p / 2].q.val() & self.g_snew0.val();
+                    self.gsr.next = self.q_ghit[p / 2].q.val() & self.g_sr0.val();
                 }
                 if self.q_hot[p * 8 + i].q.val() {
                     if self.gnew.val() {
@@ -1414,7 +1457,7 @@ impl Logic for SackTxScoreboard {
                     {
                         self.nr.next = false;
                     }
-                    if self.nk_pre.val()
+                    if self.g_nk.val()
                         & self.out_f[p * 8 + i].q.val()
                         & !self.ack_f[p * 8 + i].q.val()
                     {
@@ -1541,9 +1584,11 @@ impl Logic for SackTxScoreboard {
         self.una_d1.d.next = self.r_una.q.val();
         self.dnu.next = self.r_nxt.q.val() - self.una_d1.q.val();
         self.nxt1.next = self.r_nxt.q.val() + 1;
-        self.dnu1.next = self.nxt1.val() - self.una_d1.q.val();
         self.win0.d.next = self.dnu.val() < self.wc.val();
-        self.win1.d.next = self.dnu1.val() < self.wc.val();
+        // nxt + 1 - una < W as dnu < W - 1 (or dnu + 1 wrapping to 0): one subtract, and
+        // win1's copies in ctl_rep are not behind a second carry chain.
+        self.win1.d.next =
+            (self.dnu.val() < self.wc_m1.val()) | (self.dnu.val() == self.k_ones.val());
         self.sn_q.d.next = self.send_new.val();
         self.una_d2.d.next = self.una_d1.q.val();
         if self.is_tick.val() {
@@ -1835,9 +1880,9 @@ impl Logic for SackTxScoreboard {
         self.q_hi.d.next = self.fire.val();
         self.q_thr.d.next = self.i_thr.q.val();
         self.q_eq0.d.next = self.i_psn.q.val() == self.r_nxt.q.val();
-        // nxt1 (= nxt + 1 in a 24-bit signal): an inline `+ 1` would be 32 bits wide in the
-        // emitted Verilog's compare and miss the PSN wrap.
-        self.q_eq1.d.next = self.i_psn.q.val() == self.nxt1.val();
+        // psn == nxt + 1 as psn - 1 == nxt (i_pm1, formed as the port is registered): an
+        // equality of two flops, with no carry chain in front of q_eq1's group copies.
+        self.q_eq1.d.next = self.i_pm1.q.val() == self.r_nxt.q.val();
         // psn - una at S1, formed here: una at S1 is this edge's una + popcount(clr_q).
         self.relp.next = self.i_psn.q.val() - self.una_nx.val();
         self.q_inw.d.next = (self.relp.val() >> self.lgw.val()) == 0;
@@ -1850,6 +1895,7 @@ impl Logic for SackTxScoreboard {
             self.i_op.d.next = bits::<3>(0);
         }
         self.i_psn.d.next = self.psn.val();
+        self.i_pm1.d.next = self.psn.val() - self.k_one24.val();
         self.i_ev.d.next = self.ev_idx.val();
         self.i_off.d.next = self.offset.val();
         self.i_bm.d.next = self.bitmap.val();
@@ -1881,6 +1927,7 @@ impl Logic for SackTxScoreboard {
         for g in 0..self._groups {
             self.p_oa[g].clock.next = self.clock.val();
             self.p_rt[g].clock.next = self.clock.val();
+            self.l_cg.next = self.ctl_rep[g].q.val();
             self.po_t.next = false;
             self.pr_t.next = false;
             for h in 0..2 {
@@ -1888,14 +1935,14 @@ impl Logic for SackTxScoreboard {
                     self.hot0.next = self.i_hot[g * 16 + h * 8 + i].q.val();
                     self.oa_k.next = self.out_f[g * 16 + h * 8 + i].q.val()
                         & !self.ack_f[g * 16 + h * 8 + i].q.val()
-                        & !(self.s3_sack.q.val() & self.s3_ackm[g * 16 + h * 8 + i].q.val())
+                        & !(self.l_cg.val().get_bit(0) & self.s3_ackm[g * 16 + h * 8 + i].q.val())
                         & !(self.cptr_q[g * 2 + h].q.val() & self.clr_q.q.val().get_bit(i));
                     self.po_t.next = self.po_t.val() | (self.hot0.val() & self.oa_k.val());
                     self.pr_t.next = self.pr_t.val()
                         | (self.hot0.val()
                             & self.oa_k.val()
                             & (self.rtx_f[g * 16 + h * 8 + i].q.val()
-                                | (self.s3_sack.q.val()
+                                | (self.l_cg.val().get_bit(0)
                                     & self.s3_holem[g * 16 + h * 8 + i].q.val()
                                     & !self.hole_f[g * 16 + h * 8 + i].q.val())));
                 }
@@ -1961,6 +2008,23 @@ impl Logic for SackTxScoreboard {
             self.c_stale_sack.d.next = bits::<32>(0);
             self.c_bad_sack.d.next = bits::<32>(0);
             self.c_bad_nack.d.next = bits::<32>(0);
+        }
+
+        // The group copies take what their originals take, reset included, so they are
+        // formed after every assignment to those.
+        self.l_ctl.next = bits::<9>(0);
+        self.l_ctl.next = self.l_ctl.val().replace_bit(0, self.s3_sack.d.val());
+        self.l_ctl.next = self.l_ctl.val().replace_bit(1, self.sn_q.d.val());
+        self.l_ctl.next = self.l_ctl.val().replace_bit(2, self.q_op.d.val() == 1);
+        self.l_ctl.next = self.l_ctl.val().replace_bit(3, self.q_op.d.val() == 3);
+        self.l_ctl.next = self.l_ctl.val().replace_bit(4, self.err.d.val());
+        self.l_ctl.next = self.l_ctl.val().replace_bit(5, self.q_eq0.d.val());
+        self.l_ctl.next = self.l_ctl.val().replace_bit(6, self.q_eq1.d.val());
+        self.l_ctl.next = self.l_ctl.val().replace_bit(7, self.win0.d.val());
+        self.l_ctl.next = self.l_ctl.val().replace_bit(8, self.win1.d.val());
+        for g in 0..self._groups {
+            self.ctl_rep[g].clock.next = self.clock.val();
+            self.ctl_rep[g].d.next = self.l_ctl.val();
         }
 
         self.una.next = self.r_una.q.val();
