@@ -17,6 +17,7 @@
 //! with one-iteration loops (`for j in k..k + 1`), so no runtime index is involved.
 
 use crate::ev_spray_arbiter::EvSprayArbiter;
+use crate::lut_ram::LutRam;
 use crate::mrc_csr::MrcCsr;
 use crate::nscc_window::NsccWindow;
 use crate::sack_rx_tracker::SackRxTracker;
@@ -24,7 +25,6 @@ use crate::sack_tx_scoreboard::SackTxScoreboard;
 use mrc_config::NicConfig;
 use mrc_regmap::Access;
 use rust_hdl::prelude::*;
-use rust_hdl::widgets::ramrom::ram::RAM;
 
 use mrc_config::core::{CORE_RO_REGS, CORE_RW_REGS};
 pub use mrc_config::core::{
@@ -101,7 +101,9 @@ pub struct MrcCore {
     rx: Vec<SackRxTracker>,
     cc: Vec<NsccWindow>,
     /// EV values loaded (EV_READ_VALUE): 256 x 32, read registered, read-first.
-    shadow: RAM<Bits<32>, 8>,
+    // LUT RAM: a block RAM's ~5.8 ns clock-to-out (no output register with Yosys 0.23)
+    // started the CSR read path; see lut_ram.rs.
+    shadow: LutRam<Bits<32>, 8>,
 
     // Elaboration constants.
     k_q8: Constant<Bits<8>>,
@@ -527,7 +529,11 @@ impl MrcCore {
             sb: (0..q).map(|_| SackTxScoreboard::new(cfg)).collect(),
             rx: (0..q).map(|_| SackRxTracker::new(cfg)).collect(),
             cc: (0..q).map(|_| NsccWindow::new(cfg)).collect(),
-            shadow: RAM::from((0..256).map(|_| Bits::<32>::from(0u64))),
+            shadow: LutRam::new(
+                (0..256u64)
+                    .map(|a| (a.into(), Bits::<32>::from(0u64)))
+                    .collect(),
+            ),
             k_q8: c(q as u64),
             k_q16: c(q as u64),
             k_mtu: c(u64::from(cfg.mtu)),
