@@ -199,6 +199,9 @@ pub struct MrcCore {
     e_ent: Vec<DFF<Bits<16>>>,
     e_head: DFF<Bits<4>>,
     e_count: DFF<Bits<5>>,
+    // e_count == 16 and != 0 as flops: the pop, the drop and the push's accept read them.
+    e_full: DFF<Bit>,
+    e_nz: DFF<Bit>,
 
     // Counters.
     c_pkts: DFF<Bits<32>>,
@@ -378,6 +381,7 @@ pub struct MrcCore {
     l_ecount: Signal<Local, Bits<5>>,
     l_etail: Signal<Local, Bits<4>>,
     l_evq_drop: Signal<Local, Bit>,
+    l_efull: Signal<Local, Bit>,
     l_evq_head: Signal<Local, Bits<32>>,
     l_status: Signal<Local, Bits<32>>,
     l_cwnd: Signal<Local, Bits<32>>,
@@ -607,6 +611,8 @@ impl MrcCore {
             e_ent: dffs(EVQ_DEPTH),
             e_head: Default::default(),
             e_count: Default::default(),
+            e_full: Default::default(),
+            e_nz: Default::default(),
             c_pkts: Default::default(),
             c_rtx: Default::default(),
             c_trims: Default::default(),
@@ -776,6 +782,7 @@ impl MrcCore {
             l_ecount: Default::default(),
             l_etail: Default::default(),
             l_evq_drop: Default::default(),
+            l_efull: Default::default(),
             l_evq_head: Default::default(),
             l_status: Default::default(),
             l_cwnd: Default::default(),
@@ -842,6 +849,8 @@ impl Logic for MrcCore {
             rr,
             e_head,
             e_count,
+            e_full,
+            e_nz,
             c_pkts,
             c_rtx,
             c_trims,
@@ -914,9 +923,8 @@ impl Logic for MrcCore {
         }
         self.l_pop.next = false;
         for j in self._wo_evq_pop..self._wo_evq_pop_e {
-            self.l_pop.next = self.csr.wo_stb[j].val()
-                & self.csr.wo_data[j].val().get_bit(0)
-                & (self.e_count.q.val() != 0);
+            self.l_pop.next =
+                self.csr.wo_stb[j].val() & self.csr.wo_data[j].val().get_bit(0) & self.e_nz.q.val();
         }
 
         // ---- receive: R stage op; the input checked --------------------------------------
@@ -1700,28 +1708,27 @@ impl Logic for MrcCore {
             self.l_ecount.next = self.l_ecount.val() - 1;
         }
         self.l_etail.next = self.e_head.q.val() + self.e_count.q.val().get_bits::<4>(0);
-        self.l_evq_drop.next = false;
-        if self.l_push.val() & (self.l_ecount.val() == 16) {
-            self.l_evq_drop.next = true;
-        }
+        // Full after this cycle's pop: full now (a flop) and no pop, so the drop and the
+        // push's accept do not wait for the count's decrement.
+        self.l_efull.next = self.e_full.q.val() & !self.l_pop.val();
+        self.l_evq_drop.next = self.l_push.val() & self.l_efull.val();
         for k in 0..16 {
             self.e_ent[k].clock.next = self.clock.val();
             self.e_ent[k].d.next = self.e_ent[k].q.val();
-            if self.l_push.val()
-                & (self.l_ecount.val() != 16)
-                & (self.l_etail.val() == self.ei[k].val())
-            {
+            if self.l_push.val() & !self.l_efull.val() & (self.l_etail.val() == self.ei[k].val()) {
                 self.e_ent[k].d.next = self.l_ent.val();
             }
             if self.rst.val() {
                 self.e_ent[k].d.next = 0.into();
             }
         }
-        if self.l_push.val() & (self.l_ecount.val() != 16) {
+        if self.l_push.val() & !self.l_efull.val() {
             self.l_ecount.next = self.l_ecount.val() + 1;
         }
         self.e_head.d.next = self.l_ehead.val();
         self.e_count.d.next = self.l_ecount.val();
+        self.e_full.d.next = self.l_ecount.val() == 16;
+        self.e_nz.d.next = self.l_ecount.val() != 0;
 
         // ---- EV value shadow (read registered, read-first) -------------------------------
         self.shadow.read_address.next = self.l_ev_index.val();
@@ -1994,6 +2001,8 @@ impl Logic for MrcCore {
             self.rr.d.next = 0.into();
             self.e_head.d.next = 0.into();
             self.e_count.d.next = 0.into();
+            self.e_full.d.next = false;
+            self.e_nz.d.next = false;
             self.c_pkts.d.next = 0.into();
             self.c_rtx.d.next = 0.into();
             self.c_trims.d.next = 0.into();
