@@ -14,9 +14,9 @@
 //!                  |
 //!  S1  checks against committed una/nxt + slot flags (OR of 16 group flops, c_* patches)
 //!      SEND  new (psn == nxt, window vs una_d2: both sn_q outcomes) | retransmit (marked) | refused
-//!            -> flags at this edge (the decision as one copy per 16-slot group, q_ghit
-//!            qualifying each, sn_q selecting in the group), EV RAM write registered (w_*),
-//!            {ev, now + 2^e} one edge
+//!            -> flags at this edge (the decision formed per 16-slot group from that
+//!            group's copies of the op's controls, ctl_rep, q_ghit qualifying each),
+//!            EV RAM write registered (w_*), {ev, now + 2^e} one edge
 //!            later; a read that missed a pending write takes its data (bya/mb -> byp)
 //!      NACK  valid -> mark need_rtx at this edge; EV RAM data (read at S0) of the slot
 //!      TICK  now++; EV RAM data (read at S0) of the head (una % W as S1 sees it)
