@@ -346,7 +346,11 @@ pub struct MrcCore {
     l_sent_rtx: Signal<Local, Bit>,
     l_nxt_new: Signal<Local, Bits<24>>,
     l_outp: Signal<Local, Bits<24>>,
-    l_una_n: Signal<Local, Bits<24>>,
+    l_adv24: Signal<Local, Bits<24>>,
+    l_nxt1: Signal<Local, Bits<24>>,
+    l_ox: Signal<Local, Bits<24>>,
+    l_os: Signal<Local, Bits<24>>,
+    l_oc: Signal<Local, Bits<24>>,
     l_una_adv: Signal<Local, Bits<4>>,
     l_outs0: Signal<Local, Bits<24>>,
     l_outs1: Signal<Local, Bits<24>>,
@@ -747,7 +751,11 @@ impl MrcCore {
             l_sent_rtx: Default::default(),
             l_nxt_new: Default::default(),
             l_outp: Default::default(),
-            l_una_n: Default::default(),
+            l_adv24: Default::default(),
+            l_nxt1: Default::default(),
+            l_ox: Default::default(),
+            l_os: Default::default(),
+            l_oc: Default::default(),
             l_una_adv: Default::default(),
             l_outs0: Default::default(),
             l_outs1: Default::default(),
@@ -1479,11 +1487,38 @@ impl Logic for MrcCore {
             self.l_una_adv.next = self.sb[i].una_adv.val();
             // Each difference for both una' (una + una_adv, or init_psn when the scoreboard is
             // in reset): the reset, a high fan-out net, selects after the carry chains.
-            self.l_una_n.next = self.sb[i].una.val() + bit_cast::<24, 4>(self.l_una_adv.val());
-            self.l_outs0.next = self.nxt[i].q.val() - self.l_una_n.val();
-            self.l_outs1.next = self.nxt[i].q.val() + 1 - self.l_una_n.val();
-            self.l_outs_i.next = self.l_init_psn.val() - self.l_una_n.val();
-            self.l_outs_r.next = bits::<24>(0) - self.l_una_n.val();
+            // x - (una + una_adv) as ~(~x + una + una_adv): a carry-save stage and one carry
+            // chain, not una + una_adv's chain in front of each subtract's.
+            self.l_adv24.next = bit_cast::<24, 4>(self.l_una_adv.val());
+            self.l_nxt1.next = self.nxt[i].q.val() + 1;
+            self.l_ox.next = !(self.nxt[i].q.val());
+            self.l_os.next = self.l_ox.val() ^ self.sb[i].una.val() ^ self.l_adv24.val();
+            self.l_oc.next = ((self.l_ox.val() & self.sb[i].una.val())
+                | (self.l_ox.val() & self.l_adv24.val())
+                | (self.sb[i].una.val() & self.l_adv24.val()))
+                << 1;
+            self.l_outs0.next = !(self.l_os.val() + self.l_oc.val());
+            self.l_ox.next = !(self.l_nxt1.val());
+            self.l_os.next = self.l_ox.val() ^ self.sb[i].una.val() ^ self.l_adv24.val();
+            self.l_oc.next = ((self.l_ox.val() & self.sb[i].una.val())
+                | (self.l_ox.val() & self.l_adv24.val())
+                | (self.sb[i].una.val() & self.l_adv24.val()))
+                << 1;
+            self.l_outs1.next = !(self.l_os.val() + self.l_oc.val());
+            self.l_ox.next = !(self.l_init_psn.val());
+            self.l_os.next = self.l_ox.val() ^ self.sb[i].una.val() ^ self.l_adv24.val();
+            self.l_oc.next = ((self.l_ox.val() & self.sb[i].una.val())
+                | (self.l_ox.val() & self.l_adv24.val())
+                | (self.sb[i].una.val() & self.l_adv24.val()))
+                << 1;
+            self.l_outs_i.next = !(self.l_os.val() + self.l_oc.val());
+            self.l_ox.next = !(bits::<24>(0));
+            self.l_os.next = self.l_ox.val() ^ self.sb[i].una.val() ^ self.l_adv24.val();
+            self.l_oc.next = ((self.l_ox.val() & self.sb[i].una.val())
+                | (self.l_ox.val() & self.l_adv24.val())
+                | (self.sb[i].una.val() & self.l_adv24.val()))
+                << 1;
+            self.l_outs_r.next = !(self.l_os.val() + self.l_oc.val());
             if self.rst.val() | self.rst_q[i].q.val() {
                 self.l_outs0.next = self.nxt[i].q.val() - self.l_init_psn.val();
                 self.l_outs1.next = self.nxt[i].q.val() + 1 - self.l_init_psn.val();
