@@ -197,3 +197,38 @@ impl Logic for LeadingOne32 {
         self.pos.next = (bit_cast::<5, 2>(self.hb.val()) << 3) | bit_cast::<5, 3>(self.lb.val());
     }
 }
+
+/// `x - (a + b)` mod 2^24 as `~(~x + a + b)`: one carry-save (3:2) stage and one carry
+/// chain, where `x - (a + b)` written out would put a's and b's chain in front of the
+/// subtract's. For a difference whose subtrahend is itself a sum of two registers (e.g.
+/// `nxt - (una + una_adv)` in `mrc_core`, where `una_adv` has a wide fan-out).
+///
+/// ```text
+///   ~x ---+
+///    a ---+--> s = ~x ^ a ^ b ----------------+--> + --> ~ --> diff
+///    b ---+--> c = maj(~x, a, b) << 1 --------+
+/// ```
+#[derive(LogicBlock, Default)]
+pub struct SubSum24 {
+    pub x: Signal<In, Bits<24>>,
+    pub a: Signal<In, Bits<24>>,
+    pub b: Signal<In, Bits<24>>,
+    pub diff: Signal<Out, Bits<24>>,
+    nx: Signal<Local, Bits<24>>,
+    s: Signal<Local, Bits<24>>,
+    c: Signal<Local, Bits<24>>,
+}
+
+impl Logic for SubSum24 {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.nx.next = !self.x.val();
+        self.s.next = self.nx.val() ^ self.a.val() ^ self.b.val();
+        // The carry out of bit 23 is dropped by the shift: the sum is mod 2^24.
+        self.c.next = ((self.nx.val() & self.a.val())
+            | (self.nx.val() & self.b.val())
+            | (self.a.val() & self.b.val()))
+            << 1;
+        self.diff.next = !(self.s.val() + self.c.val());
+    }
+}

@@ -16,6 +16,7 @@
 //! (`mrc_regmap::build`, in map order per access class, as `mrc_csr` numbers them) and selected
 //! with one-iteration loops (`for j in k..k + 1`), so no runtime index is involved.
 
+use crate::arith::SubSum24;
 use crate::ev_spray_arbiter::EvSprayArbiter;
 use crate::lut_ram::LutRam;
 use crate::mrc_csr::MrcCsr;
@@ -137,6 +138,11 @@ pub struct MrcCore {
     /// `nxt - una` (the PSNs outstanding), registered from both next values so the
     /// inflight product and the window check start at a flop.
     outs: Vec<DFF<Bits<24>>>,
+    /// outs' differences for both una' (nxt, nxt + 1, init_psn, 0 minus una + una_adv).
+    os_nxt: Vec<SubSum24>,
+    os_nxt1: Vec<SubSum24>,
+    os_init: Vec<SubSum24>,
+    os_zero: Vec<SubSum24>,
     samp_v: Vec<DFF<Bit>>,
     samp_psn: Vec<DFF<Bits<24>>>,
     samp_t: Vec<DFF<Bits<32>>>,
@@ -346,11 +352,6 @@ pub struct MrcCore {
     l_sent_rtx: Signal<Local, Bit>,
     l_nxt_new: Signal<Local, Bits<24>>,
     l_outp: Signal<Local, Bits<24>>,
-    l_adv24: Signal<Local, Bits<24>>,
-    l_nxt1: Signal<Local, Bits<24>>,
-    l_ox: Signal<Local, Bits<24>>,
-    l_os: Signal<Local, Bits<24>>,
-    l_oc: Signal<Local, Bits<24>>,
     l_una_adv: Signal<Local, Bits<4>>,
     l_outs0: Signal<Local, Bits<24>>,
     l_outs1: Signal<Local, Bits<24>>,
@@ -569,6 +570,10 @@ impl MrcCore {
             nxt: dffs(q),
             infl: dffs(q),
             outs: dffs(q),
+            os_nxt: (0..q).map(|_| SubSum24::default()).collect(),
+            os_nxt1: (0..q).map(|_| SubSum24::default()).collect(),
+            os_init: (0..q).map(|_| SubSum24::default()).collect(),
+            os_zero: (0..q).map(|_| SubSum24::default()).collect(),
             samp_v: dffs(q),
             samp_psn: dffs(q),
             samp_t: dffs(q),
@@ -751,11 +756,6 @@ impl MrcCore {
             l_sent_rtx: Default::default(),
             l_nxt_new: Default::default(),
             l_outp: Default::default(),
-            l_adv24: Default::default(),
-            l_nxt1: Default::default(),
-            l_ox: Default::default(),
-            l_os: Default::default(),
-            l_oc: Default::default(),
             l_una_adv: Default::default(),
             l_outs0: Default::default(),
             l_outs1: Default::default(),
@@ -1487,38 +1487,29 @@ impl Logic for MrcCore {
             self.l_una_adv.next = self.sb[i].una_adv.val();
             // Each difference for both una' (una + una_adv, or init_psn when the scoreboard is
             // in reset): the reset, a high fan-out net, selects after the carry chains.
-            // x - (una + una_adv) as ~(~x + una + una_adv): a carry-save stage and one carry
-            // chain, not una + una_adv's chain in front of each subtract's.
-            self.l_adv24.next = bit_cast::<24, 4>(self.l_una_adv.val());
-            self.l_nxt1.next = self.nxt[i].q.val() + 1;
-            self.l_ox.next = !(self.nxt[i].q.val());
-            self.l_os.next = self.l_ox.val() ^ self.sb[i].una.val() ^ self.l_adv24.val();
-            self.l_oc.next = ((self.l_ox.val() & self.sb[i].una.val())
-                | (self.l_ox.val() & self.l_adv24.val())
-                | (self.sb[i].una.val() & self.l_adv24.val()))
-                << 1;
-            self.l_outs0.next = !(self.l_os.val() + self.l_oc.val());
-            self.l_ox.next = !(self.l_nxt1.val());
-            self.l_os.next = self.l_ox.val() ^ self.sb[i].una.val() ^ self.l_adv24.val();
-            self.l_oc.next = ((self.l_ox.val() & self.sb[i].una.val())
-                | (self.l_ox.val() & self.l_adv24.val())
-                | (self.sb[i].una.val() & self.l_adv24.val()))
-                << 1;
-            self.l_outs1.next = !(self.l_os.val() + self.l_oc.val());
-            self.l_ox.next = !(self.l_init_psn.val());
-            self.l_os.next = self.l_ox.val() ^ self.sb[i].una.val() ^ self.l_adv24.val();
-            self.l_oc.next = ((self.l_ox.val() & self.sb[i].una.val())
-                | (self.l_ox.val() & self.l_adv24.val())
-                | (self.sb[i].una.val() & self.l_adv24.val()))
-                << 1;
-            self.l_outs_i.next = !(self.l_os.val() + self.l_oc.val());
-            self.l_ox.next = !(bits::<24>(0));
-            self.l_os.next = self.l_ox.val() ^ self.sb[i].una.val() ^ self.l_adv24.val();
-            self.l_oc.next = ((self.l_ox.val() & self.sb[i].una.val())
-                | (self.l_ox.val() & self.l_adv24.val())
-                | (self.sb[i].una.val() & self.l_adv24.val()))
-                << 1;
-            self.l_outs_r.next = !(self.l_os.val() + self.l_oc.val());
+            // x - (una + una_adv) as one carry-save stage and one carry chain (`SubSum24`),
+            // not una + una_adv's chain in front of each subtract's.
+            self.os_nxt[i].x.next = self.nxt[i].q.val();
+            self.os_nxt1[i].x.next = self.nxt[i].q.val() + 1;
+            // From the CSR port, not l_init_psn: Verilator cannot split the glue's block
+            // around that Local and would see the leaf as a combinational loop (UNOPTFLAT).
+            self.os_init[i].x.next = 0.into();
+            for j in self._rw[1]..self._rw_e[1] {
+                self.os_init[i].x.next = self.csr.rw[j].val().get_bits::<24>(0);
+            }
+            self.os_zero[i].x.next = 0.into();
+            self.os_nxt[i].a.next = self.sb[i].una.val();
+            self.os_nxt1[i].a.next = self.sb[i].una.val();
+            self.os_init[i].a.next = self.sb[i].una.val();
+            self.os_zero[i].a.next = self.sb[i].una.val();
+            self.os_nxt[i].b.next = bit_cast::<24, 4>(self.l_una_adv.val());
+            self.os_nxt1[i].b.next = bit_cast::<24, 4>(self.l_una_adv.val());
+            self.os_init[i].b.next = bit_cast::<24, 4>(self.l_una_adv.val());
+            self.os_zero[i].b.next = bit_cast::<24, 4>(self.l_una_adv.val());
+            self.l_outs0.next = self.os_nxt[i].diff.val();
+            self.l_outs1.next = self.os_nxt1[i].diff.val();
+            self.l_outs_i.next = self.os_init[i].diff.val();
+            self.l_outs_r.next = self.os_zero[i].diff.val();
             if self.rst.val() | self.rst_q[i].q.val() {
                 self.l_outs0.next = self.nxt[i].q.val() - self.l_init_psn.val();
                 self.l_outs1.next = self.nxt[i].q.val() + 1 - self.l_init_psn.val();
