@@ -199,6 +199,10 @@ pub struct MrcCore {
     // output, not a compare behind the FIFO count.
     f_nz: DFF<Bit>,
     preq: DFF<Bits<4>>,
+    // f_count + preq >= EV_FIFO_DEPTH (no grant may be requested), a flop: the arbiter's
+    // request starts at a register, not behind the add and the compare. Kept inverted so
+    // its power-on 0 is the empty FIFO's "request".
+    req_full: DFF<Bit>,
     rr: DFF<Bits<8>>,
 
     // EV event queue: {kind[14:12], want[9:8], idx[7:0]}.
@@ -373,6 +377,7 @@ pub struct MrcCore {
     l_gsv: Signal<Local, Bit>,
     l_req: Signal<Local, Bit>,
     l_fsum: Signal<Local, Bits<5>>,
+    l_fs1: Signal<Local, Bits<5>>,
     l_back: Signal<Local, Bit>,
     l_preq: Signal<Local, Bits<4>>,
     l_fhead: Signal<Local, Bits<3>>,
@@ -616,6 +621,7 @@ impl MrcCore {
             f_count: Default::default(),
             f_nz: Default::default(),
             preq: Default::default(),
+            req_full: Default::default(),
             rr: Default::default(),
             e_ent: dffs(EVQ_DEPTH),
             e_head: Default::default(),
@@ -777,6 +783,7 @@ impl MrcCore {
             l_gsv: Default::default(),
             l_req: Default::default(),
             l_fsum: Default::default(),
+            l_fs1: Default::default(),
             l_back: Default::default(),
             l_preq: Default::default(),
             l_fhead: Default::default(),
@@ -854,6 +861,7 @@ impl Logic for MrcCore {
             f_count,
             f_nz,
             preq,
+            req_full,
             rr,
             e_head,
             e_count,
@@ -1641,7 +1649,7 @@ impl Logic for MrcCore {
         // ---- arbiter, EV FIFO ------------------------------------------------------------
         self.l_fsum.next =
             bit_cast::<5, 4>(self.f_count.q.val()) + bit_cast::<5, 4>(self.preq.q.val());
-        self.l_req.next = self.l_fsum.val() < 8;
+        self.l_req.next = !self.req_full.q.val();
         self.arb.rst.next = self.rst.val();
         self.arb.req.next = self.l_req.val();
         self.arb.plane_ready.next = self.plane_ready.val();
@@ -1705,6 +1713,23 @@ impl Logic for MrcCore {
         self.f_count.d.next = self.l_fcount.val();
         // The next count is nonzero: a grant without a send leaves at least one; a send
         // without a grant leaves count - 1; otherwise the count stays.
+        // The next f_count + preq: this request, the arbiter's answer and a grant landing
+        // are known from registers; the send (the pick's end) only selects between the two
+        // compares.
+        self.l_fs1.next = self.l_fsum.val();
+        if self.l_req.val() {
+            self.l_fs1.next = self.l_fs1.val() + 1;
+        }
+        if self.l_back.val() {
+            self.l_fs1.next = self.l_fs1.val() - 1;
+        }
+        if self.arb.grant_valid.val() {
+            self.l_fs1.next = self.l_fs1.val() + 1;
+        }
+        self.req_full.d.next = self.l_fs1.val() >= 8;
+        if self.l_send.val() {
+            self.req_full.d.next = self.l_fs1.val() >= 9;
+        }
         self.f_nz.d.next = self.f_count.q.val() != 0;
         if self.arb.grant_valid.val() & !self.l_send.val() {
             self.f_nz.d.next = true;
@@ -2024,6 +2049,7 @@ impl Logic for MrcCore {
             self.f_count.d.next = 0.into();
             self.f_nz.d.next = false;
             self.preq.d.next = 0.into();
+            self.req_full.d.next = false;
             self.rr.d.next = 0.into();
             self.e_head.d.next = 0.into();
             self.e_count.d.next = 0.into();
