@@ -413,7 +413,8 @@ pub struct SackTxScoreboard {
     ppc: Signal<Local, Bits<4>>,
     abyte: Signal<Local, Bits<8>>,
     abyte1: Signal<Local, Bits<8>>,
-    tb8: Signal<Local, Bits<8>>,
+    /// The acked flags as bytes (byte p = slots 8p..8p+7), gathered once for both selects.
+    ack_byte: Vec<Signal<Local, Bits<8>>>,
     mm: Signal<Local, Bits<8>>,
     pp: Signal<Local, Bits<8>>,
     run: Signal<Local, Bit>,
@@ -778,7 +779,7 @@ impl SackTxScoreboard {
             ppc: Default::default(),
             abyte: Default::default(),
             abyte1: Default::default(),
-            tb8: Default::default(),
+            ack_byte: (0..nb).map(|_| Default::default()).collect(),
             mm: Default::default(),
             pp: Default::default(),
             run: Default::default(),
@@ -1289,33 +1290,29 @@ impl Logic for SackTxScoreboard {
         // one completes) and `full` only picks. A flag one cycle old only delays una: acks
         // are only set until the loop consumes them, and those it consumed are in `mask`
         // until the abyte completes (and W >= 64 is 8 abytes, so the next one holds none).
+        for p in 0..self._nb {
+            self.ack_byte[p].next = bits::<8>(0);
+            for i in 0..8 {
+                self.ack_byte[p].next =
+                    self.ack_byte[p].val().replace_bit(i, self.ack_f[p * 8 + i].q.val());
+            }
+        }
         self.abyte.next = bits::<8>(0);
         self.abyte1.next = bits::<8>(0);
         for p in 0..self._nb {
-            self.tb8.next = bits::<8>(0);
-            for i in 0..8 {
-                self.tb8.next = self.tb8.val().replace_bit(i, self.ack_f[p * 8 + i].q.val());
-            }
             if self.ptr[p].q.val() {
-                self.abyte.next = self.abyte.val() | self.tb8.val();
+                self.abyte.next = self.abyte.val() | self.ack_byte[p].val();
             }
         }
         for p in 1..self._nb {
-            self.tb8.next = bits::<8>(0);
-            for i in 0..8 {
-                self.tb8.next = self.tb8.val().replace_bit(i, self.ack_f[p * 8 + i].q.val());
-            }
             if self.ptr[p - 1].q.val() {
-                self.abyte1.next = self.abyte1.val() | self.tb8.val();
+                self.abyte1.next = self.abyte1.val() | self.ack_byte[p].val();
             }
         }
+        // The last abyte's successor wraps to byte 0.
         for p in self._nb_last..self._nb {
-            self.tb8.next = bits::<8>(0);
-            for i in 0..8 {
-                self.tb8.next = self.tb8.val().replace_bit(i, self.ack_f[i].q.val());
-            }
             if self.ptr[p].q.val() {
-                self.abyte1.next = self.abyte1.val() | self.tb8.val();
+                self.abyte1.next = self.abyte1.val() | self.ack_byte[0].val();
             }
         }
         self.mm.next = self.cur.q.val() | self.mask.q.val();
