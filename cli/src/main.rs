@@ -153,6 +153,11 @@ enum Cmd {
         /// Work directory for tool logs and netlists.
         #[arg(long, default_value = "build/synth")]
         work: PathBuf,
+        /// nextpnr placement seeds (comma separated): one place-and-route run of the same
+        /// netlist per seed, every Fmax reported with the lowest and the median. Fmax moves
+        /// by several percent with placement, so compare designs over the same seeds.
+        #[arg(long, value_delimiter = ',', default_value = "1")]
+        seeds: Vec<u32>,
     },
     /// SACK (the bit-exact sack_tx_scoreboard + sack_rx_tracker models) vs RoCEv2-style
     /// go-back-N on one lossy path: retransmissions and goodput at each loss rate.
@@ -472,7 +477,9 @@ fn run(cli: Cli) -> Result<(), Fail> {
             out,
             json,
             work,
+            seeds,
         } => {
+            synth::check_seeds(&seeds).map_err(|e| Fail(2, e))?;
             if all {
                 if config.config.is_some() {
                     return Err(Fail(
@@ -488,12 +495,12 @@ fn run(cli: Cli) -> Result<(), Fail> {
                 for m in &modules {
                     check_module(m)?;
                 }
-                return synth_report::synth_all(&modules, &work, &out, json);
+                return synth_report::synth_all(&modules, &work, &out, json, &seeds);
             }
             let cfg = load_config(&config)?;
             let module = module.expect("clap requires it without --all");
             check_module(&module)?;
-            synth_cmd(&cfg, &module, json, &work)
+            synth_cmd(&cfg, &module, json, &work, &seeds)
         }
         Cmd::Loss {
             config,
@@ -686,13 +693,20 @@ fn bench(cfg: &NicConfig, module: &str, cycles: u64, json: bool) -> Result<(), F
     Ok(())
 }
 
-fn synth_cmd(cfg: &NicConfig, module: &str, json: bool, work: &Path) -> Result<(), Fail> {
+fn synth_cmd(
+    cfg: &NicConfig,
+    module: &str,
+    json: bool,
+    work: &Path,
+    seeds: &[u32],
+) -> Result<(), Fail> {
     let (v, _) = mrc_cosim::modules::emit_sources(module, cfg)?;
     let req = synth::SynthRequest {
         module: module.to_string(),
         sources: vec![v],
         clock_mhz: cfg.clock_mhz,
         work_dir: work.join(module),
+        seeds: seeds.to_vec(),
     };
     if !json {
         eprintln!("synthesising {module} (Yosys + nextpnr-ecp5; minutes) ...");
@@ -702,9 +716,12 @@ fn synth_cmd(cfg: &NicConfig, module: &str, json: bool, work: &Path) -> Result<(
         println!("{}", serde_json::to_string(&r)?);
     } else {
         println!(
-            "{module} on {}: {} LUT4, {} FF, {} BRAM, {} DSP, Fmax {:.1} MHz (target {} MHz)",
-            r.device, r.lut4, r.ff, r.bram, r.dsp, r.fmax_mhz, r.target_mhz
+            "{module} on {}: {} LUT4, {} FF, {} BRAM, {} DSP, Fmax {:.1} MHz (seed {}; target {} MHz)",
+            r.device, r.lut4, r.ff, r.bram, r.dsp, r.fmax_mhz, r.fmax_by_seed[0].seed, r.target_mhz
         );
+        if let Some(line) = synth::seed_line(&r.fmax_by_seed) {
+            println!("  {line}");
+        }
         println!("  {} / {}", r.yosys, r.nextpnr);
     }
     Ok(())

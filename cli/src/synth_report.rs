@@ -35,7 +35,13 @@ pub struct Row {
 
 /// Runs every (module, config) pair in turn, writes the report into `out`, returns the rows.
 /// Exit 1 (after writing) if any run failed.
-pub fn synth_all(modules: &[String], work: &Path, out: &Path, json: bool) -> Result<(), Fail> {
+pub fn synth_all(
+    modules: &[String],
+    work: &Path,
+    out: &Path,
+    json: bool,
+    seeds: &[u32],
+) -> Result<(), Fail> {
     let configs = configs();
     let total = modules.len() * configs.len();
     let mut rows = Vec::new();
@@ -48,7 +54,7 @@ pub fn synth_all(modules: &[String], work: &Path, out: &Path, json: bool) -> Res
                 );
             }
             let t0 = Instant::now();
-            let result = synth_one(m, cfg, &work.join(name).join(m));
+            let result = synth_one(m, cfg, &work.join(name).join(m), seeds);
             let seconds = t0.elapsed().as_secs_f64();
             let (report, error) = match result {
                 Ok(r) => (Some(r), None),
@@ -66,7 +72,7 @@ pub fn synth_all(modules: &[String], work: &Path, out: &Path, json: bool) -> Res
             });
         }
     }
-    let md = markdown(&rows);
+    let md = markdown(&rows, seeds);
     let js = serde_json::to_string_pretty(&rows)? + "\n";
     outdir::write_atomically(out, ".mrcgen-synth-report", "mrcgen synth --all", |d| {
         std::fs::write(d.join("synth-report.md"), &md)?;
@@ -97,18 +103,25 @@ pub fn synth_all(modules: &[String], work: &Path, out: &Path, json: bool) -> Res
     }
 }
 
-fn synth_one(module: &str, cfg: &NicConfig, work: &Path) -> Result<SynthReport, String> {
+fn synth_one(
+    module: &str,
+    cfg: &NicConfig,
+    work: &Path,
+    seeds: &[u32],
+) -> Result<SynthReport, String> {
     let (v, _) = mrc_cosim::modules::emit_sources(module, cfg).map_err(|e| e.to_string())?;
     run_synth(&SynthRequest {
         module: module.to_string(),
         sources: vec![v],
         clock_mhz: cfg.clock_mhz,
         work_dir: work.to_path_buf(),
+        seeds: seeds.to_vec(),
     })
 }
 
 /// The table as Markdown, with the device, the flow and the tools used.
-pub fn markdown(rows: &[Row]) -> String {
+/// With more than one seed the Fmax cell lists every seed's figure, lowest and median.
+pub fn markdown(rows: &[Row], seeds: &[u32]) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# Synthesis report\n");
     let _ = writeln!(
@@ -122,9 +135,15 @@ pub fn markdown(rows: &[Row]) -> String {
          placement.\n",
         crate::synth::DEVICE
     );
+    let seed_list: Vec<String> = seeds.iter().map(u32::to_string).collect();
+    let fmax_head = if seeds.len() > 1 {
+        format!("Fmax (MHz), seeds {}", seed_list.join(" / "))
+    } else {
+        format!("Fmax (MHz), seed {}", seed_list.join(""))
+    };
     let _ = writeln!(
         s,
-        "| module | config | LUT4 | FF | BRAM | DSP | Fmax (MHz) | target (MHz) | logic depth | time (s) |"
+        "| module | config | LUT4 | FF | BRAM | DSP | {fmax_head} | target (MHz) | logic depth | time (s) |"
     );
     let _ = writeln!(
         s,
@@ -135,18 +154,21 @@ pub fn markdown(rows: &[Row]) -> String {
         match &r.report {
             Some(p) => {
                 let depth = p.logic_depth.map_or("-".into(), |d| d.to_string());
+                let fmax = match crate::synth::seed_spread(&p.fmax_by_seed) {
+                    Some((lo, med)) if p.fmax_by_seed.len() > 1 => {
+                        let f: Vec<String> = p
+                            .fmax_by_seed
+                            .iter()
+                            .map(|r| format!("{:.1}", r.fmax_mhz))
+                            .collect();
+                        format!("{} (lowest {lo:.1}, median {med:.1})", f.join(" / "))
+                    }
+                    _ => format!("{:.1}", p.fmax_mhz),
+                };
                 let _ = writeln!(
                     s,
-                    "| {} | {} | {} | {} | {} | {} | {:.1} | {} | {depth} | {:.0} |",
-                    r.module,
-                    r.config,
-                    p.lut4,
-                    p.ff,
-                    p.bram,
-                    p.dsp,
-                    p.fmax_mhz,
-                    p.target_mhz,
-                    r.seconds
+                    "| {} | {} | {} | {} | {} | {} | {fmax} | {} | {depth} | {:.0} |",
+                    r.module, r.config, p.lut4, p.ff, p.bram, p.dsp, p.target_mhz, r.seconds
                 );
                 for t in [&p.yosys, &p.nextpnr] {
                     if !tools.contains(t) {
@@ -196,6 +218,10 @@ mod tests {
             bram: 1,
             dsp: 2,
             fmax_mhz: 123.456,
+            fmax_by_seed: vec![crate::synth::SeedFmax {
+                seed: 1,
+                fmax_mhz: 123.456,
+            }],
             target_mhz: 250,
             yosys: "Yosys 0.70".into(),
             nextpnr: "nextpnr-0.11".into(),
@@ -218,7 +244,8 @@ mod tests {
                 error: Some("synth: no Yosys found | x\nmore".into()),
             },
         ];
-        let md = markdown(&rows);
+        let md = markdown(&rows, &[1]);
+        assert!(md.contains("| Fmax (MHz), seed 1 |"), "{md}");
         assert!(
             md.contains("| m | default | 10 | 20 | 1 | 2 | 123.5 | 250 | 7 | 61 |"),
             "{md}"
@@ -228,5 +255,19 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("Tools: Yosys 0.70; nextpnr-0.11."));
+
+        // Three seeds: every figure in seed order, then the lowest and the median.
+        let mut rows = rows;
+        let r = rows[0].report.as_mut().unwrap();
+        r.fmax_by_seed = [(3, 80.0), (1, 74.94), (2, 81.25)]
+            .iter()
+            .map(|&(seed, fmax_mhz)| crate::synth::SeedFmax { seed, fmax_mhz })
+            .collect();
+        let md = markdown(&rows, &[3, 1, 2]);
+        assert!(md.contains("| Fmax (MHz), seeds 3 / 1 / 2 |"), "{md}");
+        assert!(
+            md.contains("| 80.0 / 74.9 / 81.2 (lowest 74.9, median 80.0) | 250 |"),
+            "{md}"
+        );
     }
 }
