@@ -1293,8 +1293,9 @@ impl Logic for SackTxScoreboard {
         for p in 0..self._nb {
             self.ack_byte[p].next = bits::<8>(0);
             for i in 0..8 {
-                self.ack_byte[p].next =
-                    self.ack_byte[p].val().replace_bit(i, self.ack_f[p * 8 + i].q.val());
+                self.ack_byte[p].next = self.ack_byte[p]
+                    .val()
+                    .replace_bit(i, self.ack_f[p * 8 + i].q.val());
             }
         }
         self.abyte.next = bits::<8>(0);
