@@ -377,7 +377,14 @@ pub struct MrcCore {
     l_gsv: Signal<Local, Bit>,
     l_req: Signal<Local, Bit>,
     l_fsum: Signal<Local, Bits<5>>,
-    l_fs1: Signal<Local, Bits<5>>,
+    l_rq_up: Signal<Local, Bit>,
+    l_rq_dn: Signal<Local, Bit>,
+    l_ge7: Signal<Local, Bit>,
+    l_ge8: Signal<Local, Bit>,
+    l_ge9: Signal<Local, Bit>,
+    l_ge10: Signal<Local, Bit>,
+    l_rq_a: Signal<Local, Bit>,
+    l_rq_b: Signal<Local, Bit>,
     l_back: Signal<Local, Bit>,
     l_preq: Signal<Local, Bits<4>>,
     l_fhead: Signal<Local, Bits<3>>,
@@ -783,7 +790,14 @@ impl MrcCore {
             l_gsv: Default::default(),
             l_req: Default::default(),
             l_fsum: Default::default(),
-            l_fs1: Default::default(),
+            l_rq_up: Default::default(),
+            l_rq_dn: Default::default(),
+            l_ge7: Default::default(),
+            l_ge8: Default::default(),
+            l_ge9: Default::default(),
+            l_ge10: Default::default(),
+            l_rq_a: Default::default(),
+            l_rq_b: Default::default(),
             l_back: Default::default(),
             l_preq: Default::default(),
             l_fhead: Default::default(),
@@ -1713,22 +1727,38 @@ impl Logic for MrcCore {
         self.f_count.d.next = self.l_fcount.val();
         // The next count is nonzero: a grant without a send leaves at least one; a send
         // without a grant leaves count - 1; otherwise the count stays.
-        // The next f_count + preq: this request, the arbiter's answer and a grant landing
-        // are known from registers; the send (the pick's end) only selects between the two
-        // compares.
-        self.l_fs1.next = self.l_fsum.val();
-        if self.l_req.val() {
-            self.l_fs1.next = self.l_fs1.val() + 1;
+        // The next f_count + preq is this sum + d - send, d = req + grant - back in
+        // {-1, 0, 1} (l_rq_up / l_rq_dn); "no request next cycle" is sum >= 8 - d + send, so
+        // the sum is compared with 7..10 as bit tests (no chain after the add) and d and the
+        // send (the pick's end) only select.
+        self.l_rq_up.next = self.l_req.val() & !(self.l_back.val() & !self.arb.grant_valid.val());
+        self.l_rq_dn.next = !self.l_req.val() & self.l_back.val() & !self.arb.grant_valid.val();
+        self.l_ge8.next = self.l_fsum.val().get_bit(4) | self.l_fsum.val().get_bit(3);
+        self.l_ge7.next = self.l_ge8.val()
+            | (self.l_fsum.val().get_bit(2)
+                & self.l_fsum.val().get_bit(1)
+                & self.l_fsum.val().get_bit(0));
+        self.l_ge9.next = self.l_fsum.val().get_bit(4)
+            | (self.l_fsum.val().get_bit(3)
+                & (self.l_fsum.val().get_bit(2)
+                    | self.l_fsum.val().get_bit(1)
+                    | self.l_fsum.val().get_bit(0)));
+        self.l_ge10.next = self.l_fsum.val().get_bit(4)
+            | (self.l_fsum.val().get_bit(3)
+                & (self.l_fsum.val().get_bit(2) | self.l_fsum.val().get_bit(1)));
+        self.l_rq_a.next = self.l_ge8.val();
+        self.l_rq_b.next = self.l_ge9.val();
+        if self.l_rq_up.val() {
+            self.l_rq_a.next = self.l_ge7.val();
+            self.l_rq_b.next = self.l_ge8.val();
         }
-        if self.l_back.val() {
-            self.l_fs1.next = self.l_fs1.val() - 1;
+        if self.l_rq_dn.val() {
+            self.l_rq_a.next = self.l_ge9.val();
+            self.l_rq_b.next = self.l_ge10.val();
         }
-        if self.arb.grant_valid.val() {
-            self.l_fs1.next = self.l_fs1.val() + 1;
-        }
-        self.req_full.d.next = self.l_fs1.val() >= 8;
+        self.req_full.d.next = self.l_rq_a.val();
         if self.l_send.val() {
-            self.req_full.d.next = self.l_fs1.val() >= 9;
+            self.req_full.d.next = self.l_rq_b.val();
         }
         self.f_nz.d.next = self.f_count.q.val() != 0;
         if self.arb.grant_valid.val() & !self.l_send.val() {
