@@ -444,3 +444,64 @@ fn head_retransmit_as_una_moves_gets_the_cleared_backoff() {
     }
     assert!(at_exact_edge > 0, "no offset met the una advance");
 }
+
+/// Ops are checked against una as S1 will see it: the una loop's advance at the op's S0 edge
+/// (up to 8 PSNs a clock) is already counted. A SACK whose cumulative ack is nxt (one past
+/// the last PSN sent) is refused whenever it arrives, also when una moves at its S0 edge
+/// (`cack + 1 - una <= nxt - una` must subtract the same una on both sides); a NACK for a PSN
+/// una has passed by its S1 is refused too (the PSN is retired). Swept over the op's offset from
+/// the SACK that starts the advance, so that for some offsets the advance lands exactly on
+/// the op's S0 edge (asserted); every cycle in lockstep with the model. Random traffic rarely
+/// puts an op there: `nxt - una` taken without that edge's advance passed 300 k cycles of
+/// compare at W = 256 and at `configs/small.toml` and diverged after 70 k at W = 64; this
+/// test catches it on the first offset that meets the edge.
+#[test]
+fn ops_are_checked_against_una_as_it_moves_at_their_s0_edge() {
+    let cfg = NicConfig {
+        sack_window_bits: 64,
+        ..NicConfig::default()
+    };
+    let init = 100;
+    let (mut sack_at_edge, mut nack_at_edge) = (0, 0);
+    for d in 0..12 {
+        for nack in [false, true] {
+            let mut b = Bench::new(&cfg, init, (20, 7, 25, 0));
+            for i in 0..24 {
+                b.send(init + i, 1);
+            }
+            b.idle(3);
+            // acks 100..=119: the loop walks una over them, 8 a clock
+            b.sack(init + 19, 1, 0);
+            b.idle(d);
+            let c = b.last;
+            let psn = init + 12;
+            let y_i = if nack {
+                b.nack(psn, 1)
+            } else {
+                b.sack(init + 24, 1, 0) // cack = nxt: names a PSN never sent
+            };
+            let y_s0 = b.idle(1);
+            let y = b.idle(8);
+            assert_eq!(y.una, init + 20, "d = {d}: una");
+            if nack {
+                nack_at_edge += (y_i.una <= psn && y_s0.una > psn) as u32;
+                // Once S1 sees una past it the PSN is retired; earlier, the NACK may be
+                // taken (lockstep decides).
+                if y_s0.una > psn {
+                    assert_eq!(y.cnt_bad_nack, c.cnt_bad_nack + 1, "d = {d}: NACK taken");
+                }
+            } else {
+                sack_at_edge += (y_i.una != y_s0.una) as u32;
+                assert_eq!(y.cnt_bad_sack, c.cnt_bad_sack + 1, "d = {d}: SACK taken");
+            }
+        }
+    }
+    assert!(
+        sack_at_edge > 0,
+        "no offset put una's advance on the SACK's S0 edge"
+    );
+    assert!(
+        nack_at_edge > 0,
+        "no offset put una's advance on the NACK's S0 edge"
+    );
+}
