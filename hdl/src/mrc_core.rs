@@ -1725,8 +1725,6 @@ impl Logic for MrcCore {
         }
         self.f_head.d.next = self.l_fhead.val();
         self.f_count.d.next = self.l_fcount.val();
-        // The next count is nonzero: a grant without a send leaves at least one; a send
-        // without a grant leaves count - 1; otherwise the count stays.
         // The next f_count + preq is this sum + d - send, d = req + grant - back in
         // {-1, 0, 1} (l_rq_up / l_rq_dn); "no request next cycle" is sum >= 8 - d + send, so
         // the sum is compared with 7..10 as bit tests (no chain after the add) and d and the
@@ -1760,6 +1758,8 @@ impl Logic for MrcCore {
         if self.l_send.val() {
             self.req_full.d.next = self.l_rq_b.val();
         }
+        // The next count is nonzero: a grant without a send leaves at least one; a send
+        // without a grant leaves count - 1; otherwise the count stays.
         self.f_nz.d.next = self.f_count.q.val() != 0;
         if self.arb.grant_valid.val() & !self.l_send.val() {
             self.f_nz.d.next = true;
