@@ -98,19 +98,29 @@ pub fn nextpnr_files(seed: u32, first: bool) -> (String, String) {
     }
 }
 
-/// `Fmax by seed 1 / 2 / 3: 80.0 / 74.9 / 80.0 MHz (lowest 74.9, median 80.0)`; `None` for
-/// a single seed (the main line already gives it).
-pub fn seed_line(runs: &[SeedFmax]) -> Option<String> {
+/// Every seed's Fmax in MHz, in order, then the lowest and the median:
+/// `80.0 / 74.9 / 80.0 (lowest 74.9, median 80.0)`; `None` for fewer than two runs (one
+/// figure is just `fmax_mhz`). The CLI line and the `synth --all` table cell both use it.
+pub fn seed_figures(runs: &[SeedFmax]) -> Option<String> {
     if runs.len() < 2 {
         return None;
     }
     let (lo, med) = seed_spread(runs)?;
-    let seeds: Vec<String> = runs.iter().map(|r| r.seed.to_string()).collect();
     let f: Vec<String> = runs.iter().map(|r| format!("{:.1}", r.fmax_mhz)).collect();
     Some(format!(
-        "Fmax by seed {}: {} MHz (lowest {lo:.1}, median {med:.1})",
-        seeds.join(" / "),
+        "{} (lowest {lo:.1}, median {med:.1})",
         f.join(" / ")
+    ))
+}
+
+/// `Fmax (MHz) by seed 1 / 2 / 3: 80.0 / 74.9 / 80.0 (lowest 74.9, median 80.0)`; `None`
+/// for a single seed (the main line already gives it).
+pub fn seed_line(runs: &[SeedFmax]) -> Option<String> {
+    let figures = seed_figures(runs)?;
+    let seeds: Vec<String> = runs.iter().map(|r| r.seed.to_string()).collect();
+    Some(format!(
+        "Fmax (MHz) by seed {}: {figures}",
+        seeds.join(" / ")
     ))
 }
 
@@ -1302,7 +1312,7 @@ endmodule // top
         assert_eq!(seed_line(&runs(&[80.0])), None);
         assert_eq!(
             seed_line(&runs(&[80.02, 74.94, 80.0])).unwrap(),
-            "Fmax by seed 1 / 2 / 3: 80.0 / 74.9 / 80.0 MHz (lowest 74.9, median 80.0)"
+            "Fmax (MHz) by seed 1 / 2 / 3: 80.0 / 74.9 / 80.0 (lowest 74.9, median 80.0)"
         );
     }
 

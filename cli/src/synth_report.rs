@@ -154,17 +154,8 @@ pub fn markdown(rows: &[Row], seeds: &[u32]) -> String {
         match &r.report {
             Some(p) => {
                 let depth = p.logic_depth.map_or("-".into(), |d| d.to_string());
-                let fmax = match crate::synth::seed_spread(&p.fmax_by_seed) {
-                    Some((lo, med)) if p.fmax_by_seed.len() > 1 => {
-                        let f: Vec<String> = p
-                            .fmax_by_seed
-                            .iter()
-                            .map(|r| format!("{:.1}", r.fmax_mhz))
-                            .collect();
-                        format!("{} (lowest {lo:.1}, median {med:.1})", f.join(" / "))
-                    }
-                    _ => format!("{:.1}", p.fmax_mhz),
-                };
+                let fmax = crate::synth::seed_figures(&p.fmax_by_seed)
+                    .unwrap_or_else(|| format!("{:.1}", p.fmax_mhz));
                 let _ = writeln!(
                     s,
                     "| {} | {} | {} | {} | {} | {} | {fmax} | {} | {depth} | {:.0} |",
