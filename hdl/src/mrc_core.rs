@@ -100,7 +100,46 @@ pub struct MrcCore {
     arb: EvSprayArbiter,
     sb: Vec<SackTxScoreboard>,
     rx: Vec<SackRxTracker>,
-    cc: Vec<NsccWindow>,
+    /// One NSCC window for every QP (a context per QP, switched by the glue below).
+    cc: NsccWindow,
+    /// Per QP: its window as of its last event (`nx_*` when that QP owned the window), for
+    /// the cwnd gate and the CSR readback.
+    sh_cw: Vec<DFFWithInit<Bits<32>>>,
+    sh_mw: Vec<DFFWithInit<Bits<32>>>,
+    sh_base: Vec<DFFWithInit<Bits<24>>>,
+    /// Bit i set (ctx_clr).
+    qbit16: Vec<Constant<Bits<16>>>,
+    k_init_cwnd: Constant<Bits<32>>,
+    k_init_base: Constant<Bits<24>>,
+    l_own: Signal<Local, Bits<8>>,
+    /// The window's owner last cycle: the owner the glue uses (see the offer).
+    cc_own_d: DFF<Bits<4>>,
+    /// The owner has had no event since it was switched to.
+    cc_fresh: DFF<Bit>,
+    /// The slots' valid bits as one register (bit i: `s_valid[i]`), so the window's offer is
+    /// one expression of registers: a Local assigned in a loop feeding the window's
+    /// `ev_valid` made Verilator see the window's always block in a combinational loop
+    /// with the glue's (UNOPTFLAT), as the window's `ev_ready` is read back here.
+    s_vb: DFF<Bits<16>>,
+    l_own4: Signal<Local, Bits<4>>,
+    l_vsh: Signal<Local, Bits<16>>,
+    l_ownb4: Signal<Local, Bits<4>>,
+    l_ownb: Signal<Local, Bits<8>>,
+    l_vshb: Signal<Local, Bits<16>>,
+    l_othb: Signal<Local, Bit>,
+    l_offerb: Signal<Local, Bit>,
+    l_others: Signal<Local, Bit>,
+    l_offer: Signal<Local, Bit>,
+    l_ok: Signal<Local, Bits<2>>,
+    l_ob: Signal<Local, Bits<32>>,
+    l_or: Signal<Local, Bits<32>>,
+    l_oe: Signal<Local, Bit>,
+    l_sw_hf: Signal<Local, Bit>,
+    l_sw_h: Signal<Local, Bits<8>>,
+    l_sw_lf: Signal<Local, Bit>,
+    l_sw_l: Signal<Local, Bits<8>>,
+    l_sw_to: Signal<Local, Bits<8>>,
+    l_clr: Signal<Local, Bits<16>>,
     /// EV values loaded (EV_READ_VALUE): 256 x 32, read registered, read-first.
     // LUT RAM: a block RAM's ~5.8 ns clock-to-out (no output register with Yosys 0.23)
     // started the CSR read path; see lut_ram.rs.
@@ -480,6 +519,7 @@ impl MrcCore {
         let wo_ev_op = find(&wo, ("EVT", "EV_OP"));
         let wo_evq_pop = find(&wo, ("EVQ", "EVQ_POP"));
         let w1c_evq_status = find(&w1c, ("EVQ", "EVQ_STATUS"));
+        let nk = mrc_config::nscc::NsccFixed::new(cfg);
         fn dffs<T: Synth>(n: usize) -> Vec<DFF<T>> {
             (0..n).map(|_| Default::default()).collect()
         }
@@ -549,7 +589,42 @@ impl MrcCore {
             arb: EvSprayArbiter::new(cfg),
             sb: (0..q).map(|_| SackTxScoreboard::new(cfg)).collect(),
             rx: (0..q).map(|_| SackRxTracker::new(cfg)).collect(),
-            cc: (0..q).map(|_| NsccWindow::new(cfg)).collect(),
+            cc: NsccWindow::new(cfg),
+            sh_cw: (0..q)
+                .map(|_| DFFWithInit::new(u64::from(nk.init_cwnd).to_bits()))
+                .collect(),
+            sh_mw: (0..q)
+                .map(|_| DFFWithInit::new(u64::from(nk.init_cwnd).to_bits()))
+                .collect(),
+            sh_base: (0..q)
+                .map(|_| DFFWithInit::new(u64::from(nk.base_rtt_ns).to_bits()))
+                .collect(),
+            qbit16: (0..q).map(|i| c(1 << i)).collect(),
+            k_init_cwnd: c(nk.init_cwnd.into()),
+            k_init_base: c(nk.base_rtt_ns.into()),
+            l_own: Default::default(),
+            cc_own_d: Default::default(),
+            cc_fresh: Default::default(),
+            s_vb: Default::default(),
+            l_own4: Default::default(),
+            l_vsh: Default::default(),
+            l_ownb4: Default::default(),
+            l_ownb: Default::default(),
+            l_vshb: Default::default(),
+            l_othb: Default::default(),
+            l_offerb: Default::default(),
+            l_others: Default::default(),
+            l_offer: Default::default(),
+            l_ok: Default::default(),
+            l_ob: Default::default(),
+            l_or: Default::default(),
+            l_oe: Default::default(),
+            l_sw_hf: Default::default(),
+            l_sw_h: Default::default(),
+            l_sw_lf: Default::default(),
+            l_sw_l: Default::default(),
+            l_sw_to: Default::default(),
+            l_clr: Default::default(),
             shadow: LutRam::new(
                 (0..256u64)
                     .map(|a| (a.into(), Bits::<32>::from(0u64)))
@@ -1280,6 +1355,111 @@ impl Logic for MrcCore {
             self.l_le.next = self.ln_ecn[k].q.val();
             self.l_lr.next = self.ln_rtt[k].q.val();
         }
+        // The shared window takes the owner's slot when no other QP's slot waits, or when the
+        // owner has had no event since it was switched to (cc_fresh); otherwise it switches
+        // (from idle) to the first waiting QP after the owner, wrapping. So waiting QPs take
+        // turns, one event each, and a busy QP cannot starve the others (its ACKs merge in its
+        // slot meanwhile).
+        // The glue uses the owner as of last clock (cc_own_d): it differs from the window's
+        // only in the clock after a switch, when the window loads the context and takes
+        // nothing. So the offer reads no window output: a window output feeding the window's
+        // inputs through the glue's always block is a combinational loop to Verilator
+        // (UNOPTFLAT), although no real path exists. For the same reason what reads the
+        // window's ev_ready (the take, cc_fresh) forms the offer again (l_*b) instead of
+        // reading the Locals that drive the window.
+        self.l_own4.next = self.cc_own_d.q.val();
+        self.l_own.next = bit_cast::<8, 4>(self.l_own4.val());
+        self.l_ok.next = 0.into();
+        self.l_ob.next = 0.into();
+        self.l_or.next = 0.into();
+        self.l_oe.next = false;
+        self.l_sw_hf.next = false;
+        self.l_sw_h.next = 0.into();
+        self.l_sw_lf.next = false;
+        self.l_sw_l.next = 0.into();
+        self.l_clr.next = 0.into();
+        for i in 0..self._q {
+            if self.l_own.val() == self.qi8[i].val() {
+                self.l_ok.next = self.s_kind[i].q.val();
+                self.l_ob.next = self.s_bytes[i].q.val();
+                self.l_or.next = self.s_rtt[i].q.val();
+                self.l_oe.next = self.s_ecn[i].q.val();
+            }
+            if self.s_valid[i].q.val()
+                & (self.qi8[i].val() > self.l_own.val())
+                & !self.l_sw_hf.val()
+            {
+                self.l_sw_hf.next = true;
+                self.l_sw_h.next = self.qi8[i].val();
+            }
+            if self.s_valid[i].q.val() & !self.l_sw_lf.val() {
+                self.l_sw_lf.next = true;
+                self.l_sw_l.next = self.qi8[i].val();
+            }
+            if self.rst_q[i].q.val() {
+                self.l_clr.next = self.l_clr.val() | self.qbit16[i].val();
+            }
+        }
+        self.l_others.next =
+            (self.s_vb.q.val() & !(bits::<16>(1) << self.l_own4.val())) != bits::<16>(0);
+        self.l_vsh.next = self.s_vb.q.val() >> self.l_own4.val();
+        self.l_offer.next =
+            self.l_vsh.val().get_bit(0) & (!self.l_others.val() | self.cc_fresh.q.val());
+        self.cc_own_d.clock.next = self.clock.val();
+        self.s_vb.clock.next = self.clock.val();
+        self.cc_fresh.clock.next = self.clock.val();
+        self.l_ownb4.next = self.cc_own_d.q.val();
+        self.l_ownb.next = bit_cast::<8, 4>(self.l_ownb4.val());
+        self.l_othb.next =
+            (self.s_vb.q.val() & !(bits::<16>(1) << self.l_ownb4.val())) != bits::<16>(0);
+        self.l_vshb.next = self.s_vb.q.val() >> self.l_ownb4.val();
+        self.l_offerb.next =
+            self.l_vshb.val().get_bit(0) & (!self.l_othb.val() | self.cc_fresh.q.val());
+        self.cc_own_d.d.next = self.cc.ctx_owner.val();
+        self.cc_fresh.d.next = (self.cc_fresh.q.val()
+            | (self.cc.ctx_owner.val() != self.cc_own_d.q.val()))
+            & !(self.l_offerb.val() & self.cc.ev_ready.val());
+        if self.rst.val() {
+            self.cc_own_d.d.next = 0.into();
+            self.cc_fresh.d.next = false;
+        }
+        self.l_sw_to.next = self.l_sw_l.val();
+        if self.l_sw_hf.val() {
+            self.l_sw_to.next = self.l_sw_h.val();
+        }
+        self.cc.clock.next = self.clock.val();
+        self.cc.rst.next = self.rst.val();
+        self.cc.ctx_clr.next = self.l_clr.val();
+        self.cc.ev_valid.next = self.l_offer.val();
+        self.cc.ev_kind.next = self.l_ok.val();
+        self.cc.ev_bytes.next = self.l_ob.val().get_bits::<24>(0);
+        self.cc.ev_rtt_ns.next = self.l_or.val().get_bits::<24>(0);
+        self.cc.ev_ecn.next = self.l_oe.val();
+        self.cc.ev_penalty.next = 0.into();
+        self.cc.now_ns.next = self.now_ns.val();
+        // (The core gates on its own registered cwnd check, not the window's can_send.)
+        self.cc.inflight.next = 0.into();
+        self.cc.next_len.next = 0.into();
+        self.cc.sw_valid.next = self.l_others.val();
+        self.cc.sw_ctx.next = bit_cast::<4, 8>(self.l_sw_to.val());
+        for i in 0..self._q {
+            self.sh_cw[i].clock.next = self.clock.val();
+            self.sh_mw[i].clock.next = self.clock.val();
+            self.sh_base[i].clock.next = self.clock.val();
+            self.sh_cw[i].d.next = self.sh_cw[i].q.val();
+            self.sh_mw[i].d.next = self.sh_mw[i].q.val();
+            self.sh_base[i].d.next = self.sh_base[i].q.val();
+            if self.cc.nx_load.val() & (self.l_ownb.val() == self.qi8[i].val()) {
+                self.sh_cw[i].d.next = self.cc.nx_cwnd.val();
+                self.sh_mw[i].d.next = self.cc.nx_maxwnd.val();
+                self.sh_base[i].d.next = self.cc.nx_base_rtt_ns.val();
+            }
+            if self.rst.val() | self.rst_q[i].q.val() {
+                self.sh_cw[i].d.next = self.k_init_cwnd.val();
+                self.sh_mw[i].d.next = self.k_init_cwnd.val();
+                self.sh_base[i].d.next = self.k_init_base.val();
+            }
+        }
         for i in 0..self._q {
             self.en[i].clock.next = self.clock.val();
             self.wok[i].clock.next = self.clock.val();
@@ -1315,7 +1495,7 @@ impl Logic for MrcCore {
             // the min's mux is off the carry chains, and the pick reads a flop.
             // (bit_cast cannot take an indexed field: the values go through locals)
             self.l_x32.next = self.infl[i].q.val();
-            self.l_y32.next = self.cc[i].cwnd.val();
+            self.l_y32.next = self.sh_cw[i].q.val();
             self.l_p32.next = self.pend[i].q.val();
             self.l_csx.next = bit_cast::<34, 32>(self.l_x32.val());
             self.l_csp.next = bit_cast::<34, 32>(self.l_p32.val());
@@ -1350,19 +1530,10 @@ impl Logic for MrcCore {
             if self.pend[i].q.val() > self.k_mtu2.val() {
                 self.l_fit_s.next = self.l_isum_m2.val().get_bit(33);
             }
-            // The window takes the slot's event.
-            self.cc[i].clock.next = self.clock.val();
-            self.cc[i].rst.next = self.rst.val() | self.rst_q[i].q.val();
-            self.cc[i].ev_valid.next = self.s_valid[i].q.val();
-            self.cc[i].ev_kind.next = self.s_kind[i].q.val();
-            self.cc[i].ev_bytes.next = self.s_bytes[i].q.val().get_bits::<24>(0);
-            self.cc[i].ev_rtt_ns.next = self.s_rtt[i].q.val().get_bits::<24>(0);
-            self.cc[i].ev_ecn.next = self.s_ecn[i].q.val();
-            self.cc[i].ev_penalty.next = 0.into();
-            self.cc[i].now_ns.next = self.now_ns.val();
-            self.cc[i].inflight.next = self.infl[i].q.val();
-            self.cc[i].next_len.next = self.l_len.val().get_bits::<16>(0);
-            self.l_taken.next = self.s_valid[i].q.val() & self.cc[i].ev_ready.val();
+            // The window takes the slot's event (this QP owns it and offered it).
+            self.l_taken.next = self.l_offerb.val()
+                & self.cc.ev_ready.val()
+                & (self.l_ownb.val() == self.qi8[i].val());
             self.l_sv.next = self.s_valid[i].q.val();
             self.l_sk.next = self.s_kind[i].q.val();
             self.l_sb.next = self.s_bytes[i].q.val();
@@ -1659,6 +1830,12 @@ impl Logic for MrcCore {
                 self.tick_pend[i].d.next = false;
             }
         }
+        self.s_vb.d.next = 0.into();
+        for i in 0..self._q {
+            if self.s_valid[i].d.val() {
+                self.s_vb.d.next = self.s_vb.d.val() | self.qbit16[i].val();
+            }
+        }
 
         // ---- arbiter, EV FIFO ------------------------------------------------------------
         self.l_fsum.next =
@@ -1839,9 +2016,9 @@ impl Logic for MrcCore {
                 self.l_st_en.next = self.en[i].q.val();
                 self.l_st_rst.next = self.rst_q[i].q.val();
                 self.l_st_err.next = self.sb[i].qp_error.val();
-                self.l_cwnd.next = self.cc[i].cwnd.val();
-                self.l_maxwnd.next = self.cc[i].maxwnd.val();
-                self.l_brtt.next = self.cc[i].base_rtt_ns.val();
+                self.l_cwnd.next = self.sh_cw[i].q.val();
+                self.l_maxwnd.next = self.sh_mw[i].q.val();
+                self.l_brtt.next = self.sh_base[i].q.val();
             }
         }
         self.l_status.next = bit_cast::<32, 1>(self.l_st_en.val().into())

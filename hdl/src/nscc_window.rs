@@ -1,6 +1,14 @@
-//! `nscc_window`: the NSCC congestion window of one QP, in the integer arithmetic of
+//! `nscc_window`: the NSCC congestion window, in the integer arithmetic of
 //! `mrc_model::nscc::Fixed` (formats and algorithm documented there), cycle-exact with
-//! `mrc_model::nscc::NsccWindow`.
+//! `mrc_model::nscc::NsccWindow`. One datapath for the config's QPs: each QP's algorithm
+//! state is a context; the owner's is in the registers below, the others' in a LUT RAM.
+//!
+//! ```text
+//!  sw_valid, sw_ctx (idle only)     switch clock: RAM[owner] <= registers; read RAM[sw_ctx]
+//!                                   phase 0:      registers <= that entry (or initial values)
+//!  ctx_clr[i]                       context i back to initial values (the owner's: reset)
+//!  nx_load, nx_cwnd/maxwnd/base     an event's last phase: the owner's result, for per-QP copies
+//! ```
 //!
 //! One event at a time, taken with `ev_valid && ev_ready`, then a fixed micro-sequence of
 //! phases. Every multiplier is a two-stage `PipeMul` (17-bit DSP tiles registered, inside the
@@ -47,6 +55,7 @@
 //! is low (bursts queue in front, e.g. in `mrc_core`).
 
 use crate::arith::{LeadingOne32, PipeMul};
+use crate::lut_ram::LutRam;
 use mrc_config::nscc::{recip_table, NsccFixed};
 use mrc_config::NicConfig;
 use rust_hdl::prelude::*;
@@ -54,6 +63,10 @@ use rust_hdl::widgets::ramrom::rom::ROM;
 
 /// Slices of the reciprocal table (128 entries each; the loop in `update` is unrolled over 8).
 const ROM_PARTS: usize = 8;
+/// Bits of one saved context: the algorithm state the reset block names, packed as `l_pack`
+/// lays it out (twelve 32-bit registers from bit 0, base and base + target at 384 and 408,
+/// inc at 432, then incr / trig / epv at 480..482; the literal 483 in `update` is this).
+const CTX_BITS: usize = 483;
 
 #[derive(LogicBlock)]
 pub struct NsccWindow {
@@ -85,6 +98,36 @@ pub struct NsccWindow {
     pub cnt_events: Signal<Out, Bits<32>>,
     pub cnt_md: Signal<Out, Bits<32>>,
     pub cnt_qa: Signal<Out, Bits<32>>,
+
+    /// Switch the datapath to context `sw_ctx` (taken only when idle and not taking an event;
+    /// two clocks: write the owner back and read `sw_ctx`, then load it).
+    pub sw_valid: Signal<In, Bit>,
+    pub sw_ctx: Signal<In, Bits<4>>,
+    /// Contexts back to their initial values (bit per context); the owner's is its reset.
+    pub ctx_clr: Signal<In, Bits<16>>,
+    pub ctx_owner: Signal<Out, Bits<4>>,
+    /// An event's last phase: `nx_*` are the owner's window after it (0 otherwise).
+    pub nx_load: Signal<Out, Bit>,
+    pub nx_cwnd: Signal<Out, Bits<32>>,
+    pub nx_maxwnd: Signal<Out, Bits<32>>,
+    pub nx_base_rtt_ns: Signal<Out, Bits<24>>,
+
+    // Contexts: the owner's state is in the registers below, the others' in `ctx_ram`
+    // (none with one context).
+    owner: DFF<Bits<4>>,
+    /// Per context: saved in the RAM (else it loads its initial values).
+    cv: Vec<DFF<Bit>>,
+    k_ctx: Vec<Constant<Bits<4>>>,
+    k_nctx: Constant<Bits<5>>,
+    ctx_ram: Vec<LutRam<Bits<CTX_BITS>, 4>>,
+    _nctx: usize,
+    _nram: usize,
+    l_sw: Signal<Local, Bit>,
+    l_clr_own: Signal<Local, Bit>,
+    l_cv_own: Signal<Local, Bit>,
+    l_rst_all: Signal<Local, Bit>,
+    l_pack: Signal<Local, Bits<CTX_BITS>>,
+    l_rd: Signal<Local, Bits<CTX_BITS>>,
 
     // Elaboration constants (NsccFixed).
     k_mtu: Constant<Bits<32>>,
@@ -324,9 +367,13 @@ pub struct NsccWindow {
 }
 
 impl NsccWindow {
+    /// A window with one context per QP of `cfg` (the context RAM only when there are two
+    /// or more).
     pub fn new(cfg: &NicConfig) -> Self {
         let k = NsccFixed::new(cfg);
         let table = recip_table();
+        let nctx = cfg.qps.clamp(1, 16) as usize;
+        let nram = usize::from(nctx > 1);
         // Every constant must fit its field: config validation bounds them.
         fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
             assert!(
@@ -356,6 +403,27 @@ impl NsccWindow {
             cnt_events: Default::default(),
             cnt_md: Default::default(),
             cnt_qa: Default::default(),
+            sw_valid: Default::default(),
+            sw_ctx: Default::default(),
+            ctx_clr: Default::default(),
+            ctx_owner: Default::default(),
+            nx_load: Default::default(),
+            nx_cwnd: Default::default(),
+            nx_maxwnd: Default::default(),
+            nx_base_rtt_ns: Default::default(),
+            owner: Default::default(),
+            cv: (0..nctx).map(|_| Default::default()).collect(),
+            k_ctx: (0..nctx as u64).map(|i| Constant::new(i.into())).collect(),
+            k_nctx: c(nctx as u64),
+            ctx_ram: (0..nram).map(|_| LutRam::new(Default::default())).collect(),
+            _nctx: nctx,
+            _nram: nram,
+            l_sw: Default::default(),
+            l_clr_own: Default::default(),
+            l_cv_own: Default::default(),
+            l_rst_all: Default::default(),
+            l_pack: Default::default(),
+            l_rd: Default::default(),
             k_mtu: c(k.mtu.into()),
             k_target: c(k.target_ns.into()),
             k_target_q8: c(u64::from(k.target_ns) << 8),
@@ -586,7 +654,7 @@ impl Logic for NsccWindow {
             pcm2, t_after33, t_pmtu, t_pmw, f_lo, f_hi, t_mwmc, t_base_m, t_cw_m, f_whi, t_el_qa,
             t_el_adj, t_el_dec, f_fairz, f_propz, f_mdz, f_fastz, f_qtrig, f_over, f_adj, f_mdt,
             f_fdob, f_qa, f_mdo, f_fdo, pa, ia, r_avg, gts, mdf, pc, r_c, incs, o_cw, o_mw, o_base,
-            o_avg, o_ev, o_md, o_qa
+            o_avg, o_ev, o_md, o_qa, owner
         );
         self.m_fair.clock.next = self.clock.val();
         self.m_fast.clock.next = self.clock.val();
@@ -599,6 +667,18 @@ impl Logic for NsccWindow {
         self.m_md.clock.next = self.clock.val();
         self.m_ful.clock.next = self.clock.val();
 
+        // ---- contexts: the owner's clear, whether its context was saved --------------------
+        self.l_clr_own.next = false;
+        self.l_cv_own.next = false;
+        for i in 0..self._nctx {
+            self.cv[i].clock.next = self.clock.val();
+            if self.owner.q.val() == self.k_ctx[i].val() {
+                self.l_clr_own.next = self.ctx_clr.val().get_bit(i);
+                self.l_cv_own.next = self.cv[i].q.val();
+            }
+        }
+        self.l_rst_all.next = self.rst.val() | self.l_clr_own.val();
+
         // ---- handshake and outputs ---------------------------------------------------------
         self.l_last.next =
             (self.ph.q.val().get_bit(16) & !self.f_fdo.q.val()) | self.ph.q.val().get_bit(24);
@@ -609,9 +689,19 @@ impl Logic for NsccWindow {
         self.l_idle.next = self.ph.q.val() == bits::<25>(0);
         self.ev_ready.next = self.l_ready.val();
         self.l_take.next = self.l_ready.val() & self.ev_valid.val();
+        // A switch: idle, no event taken, another context that exists, and the owner not
+        // being cleared (its clear resets the registers this clock, so they must not load).
+        self.l_sw.next = self.l_idle.val()
+            & !self.l_take.val()
+            & self.sw_valid.val()
+            & (bit_cast::<5, 4>(self.sw_ctx.val()) < self.k_nctx.val())
+            & (self.sw_ctx.val() != self.owner.q.val())
+            & !self.l_rst_all.val();
         self.busy.d.next = self.l_take.val()
+            | self.l_sw.val()
             | !(self.l_last.val()
                 | self.l_idle.val()
+                | self.ph.q.val().get_bit(0)
                 | (self.ph.q.val().get_bit(15) & !self.f_fdo.q.val())
                 | self.ph.q.val().get_bit(23));
         self.cwnd.next = self.o_cw.q.val();
@@ -651,7 +741,10 @@ impl Logic for NsccWindow {
             self.e_lower.d.next = (self.ev_kind.val() == bits::<2>(0))
                 & (self.ev_rtt_ns.val() != bits::<24>(0))
                 & (self.ev_rtt_ns.val() < self.base.q.val());
-        } else if self.l_last.val() {
+        } else if self.l_sw.val() {
+            // Phase 0: the load clock.
+            self.ph.d.next = bits::<25>(1);
+        } else if self.l_last.val() | self.ph.q.val().get_bit(0) {
             self.ph.d.next = bits::<25>(0);
         } else if self.ph.q.val().get_bit(7) & !self.f_mdo.q.val() {
             self.ph.d.next = bits::<25>(1 << 15);
@@ -1076,9 +1169,92 @@ impl Logic for NsccWindow {
             self.o_md.d.next = self.l_cmd.val();
             self.o_qa.d.next = self.c_qa.q.val();
         }
+        self.nx_load.next = self.l_last.val();
+        self.nx_cwnd.next = 0.into();
+        self.nx_maxwnd.next = 0.into();
+        self.nx_base_rtt_ns.next = 0.into();
+        if self.l_last.val() {
+            self.nx_cwnd.next = self.l_cwn.val();
+            self.nx_maxwnd.next = self.mw.q.val();
+            self.nx_base_rtt_ns.next = self.base.q.val();
+        }
 
-        // ---- synchronous reset ---------------------------------------------------------------
+        // ---- context switch: write the owner back, read the next (switch clock); load it
+        // (phase 0). The layout is `CTX_BITS`'s; a context never saved loads initial values.
+        self.ctx_owner.next = self.owner.q.val();
+        self.l_pack.next = bit_cast::<483, 32>(self.cw.q.val())
+            | (bit_cast::<483, 32>(self.mw.q.val()) << 32)
+            | (bit_cast::<483, 32>(self.avg.q.val()) << 64)
+            | (bit_cast::<483, 32>(self.rcv.q.val()) << 96)
+            | (bit_cast::<483, 32>(self.ach.q.val()) << 128)
+            | (bit_cast::<483, 32>(self.fic.q.val()) << 160)
+            | (bit_cast::<483, 32>(self.qa_end.q.val()) << 192)
+            | (bit_cast::<483, 32>(self.last_dec.q.val()) << 224)
+            | (bit_cast::<483, 32>(self.last_adj.q.val()) << 256)
+            | (bit_cast::<483, 32>(self.c_ev.q.val()) << 288)
+            | (bit_cast::<483, 32>(self.c_md.q.val()) << 320)
+            | (bit_cast::<483, 32>(self.c_qa.q.val()) << 352)
+            | (bit_cast::<483, 24>(self.base.q.val()) << 384)
+            | (bit_cast::<483, 24>(self.tb.q.val()) << 408)
+            | (bit_cast::<483, 48>(self.inc.q.val()) << 432);
+        if self.incr.q.val() {
+            self.l_pack.next = self.l_pack.val() | (bits::<483>(1) << 480);
+        }
+        if self.trig.q.val() {
+            self.l_pack.next = self.l_pack.val() | (bits::<483>(1) << 481);
+        }
+        if self.epv.q.val() {
+            self.l_pack.next = self.l_pack.val() | (bits::<483>(1) << 482);
+        }
+        self.l_rd.next = 0.into();
+        for r in 0..self._nram {
+            self.ctx_ram[r].write_clock.next = self.clock.val();
+            self.ctx_ram[r].read_clock.next = self.clock.val();
+            self.ctx_ram[r].write_address.next = self.owner.q.val();
+            self.ctx_ram[r].write_data.next = self.l_pack.val();
+            self.ctx_ram[r].write_enable.next = self.l_sw.val();
+            self.ctx_ram[r].read_address.next = self.sw_ctx.val();
+            self.l_rd.next = self.ctx_ram[r].read_data.val();
+        }
+        if self.l_sw.val() {
+            self.owner.d.next = self.sw_ctx.val();
+        }
+        for i in 0..self._nctx {
+            self.cv[i].d.next = self.cv[i].q.val();
+            if self.l_sw.val() & (self.owner.q.val() == self.k_ctx[i].val()) {
+                self.cv[i].d.next = true;
+            }
+            if self.ctx_clr.val().get_bit(i) | self.rst.val() {
+                self.cv[i].d.next = false;
+            }
+        }
+        if self.ph.q.val().get_bit(0) {
+            self.cw.d.next = self.l_rd.val().get_bits::<32>(0);
+            self.mw.d.next = self.l_rd.val().get_bits::<32>(32);
+            self.avg.d.next = self.l_rd.val().get_bits::<32>(64);
+            self.rcv.d.next = self.l_rd.val().get_bits::<32>(96);
+            self.ach.d.next = self.l_rd.val().get_bits::<32>(128);
+            self.fic.d.next = self.l_rd.val().get_bits::<32>(160);
+            self.qa_end.d.next = self.l_rd.val().get_bits::<32>(192);
+            self.last_dec.d.next = self.l_rd.val().get_bits::<32>(224);
+            self.last_adj.d.next = self.l_rd.val().get_bits::<32>(256);
+            self.c_ev.d.next = self.l_rd.val().get_bits::<32>(288);
+            self.c_md.d.next = self.l_rd.val().get_bits::<32>(320);
+            self.c_qa.d.next = self.l_rd.val().get_bits::<32>(352);
+            self.base.d.next = self.l_rd.val().get_bits::<24>(384);
+            self.tb.d.next = self.l_rd.val().get_bits::<24>(408);
+            self.inc.d.next = self.l_rd.val().get_bits::<48>(432);
+            self.incr.d.next = self.l_rd.val().get_bit(480);
+            self.trig.d.next = self.l_rd.val().get_bit(481);
+            self.epv.d.next = self.l_rd.val().get_bit(482);
+        }
+
+        // ---- synchronous reset (all, or the owner's context; or a never-saved context's
+        // load) -----------------------------------------------------------------------------
         if self.rst.val() {
+            self.owner.d.next = 0.into();
+        }
+        if self.l_rst_all.val() | (self.ph.q.val().get_bit(0) & !self.l_cv_own.val()) {
             self.ph.d.next = bits::<25>(0);
             self.cw.d.next = self.k_init_cwnd.val();
             self.mw.d.next = self.k_init_cwnd.val();
@@ -1100,6 +1276,8 @@ impl Logic for NsccWindow {
             self.c_qa.d.next = bits::<32>(0);
             self.f_fdo.d.next = false;
             self.busy.d.next = false;
+        }
+        if self.l_rst_all.val() {
             self.o_cw.d.next = self.k_init_cwnd.val();
             self.o_mw.d.next = self.k_init_cwnd.val();
             self.o_base.d.next = self.k_init_base.val();

@@ -411,8 +411,14 @@ pub struct MrcCore {
     sb: Vec<SackTxScoreboard>,
     /// NSCC event drops of the last cycle, added to `NSCC_EV_DROPS` in this one.
     nscc_drops_q: u32,
+    /// The window's owner last cycle, and "the owner has not had an event since it was
+    /// switched to" (so a switch is always followed by one of its events: no livelock when
+    /// every slot waits).
+    cc_own_d: usize,
+    cc_fresh: bool,
     rx: Vec<SackRxTracker>,
-    cc: Vec<NsccWindow>,
+    /// One window for every QP: a context per QP (see `NsccWindow`).
+    cc: NsccWindow,
     glue: Vec<QpGlue>,
     r: RxStage,
     line: [AckLine; SACK_TO_ACKED],
@@ -450,8 +456,10 @@ impl MrcCore {
             arb: EvSprayArbiter::new(cfg),
             sb: (0..q).map(|_| SackTxScoreboard::new(cfg)).collect(),
             nscc_drops_q: 0,
+            cc_own_d: 0,
+            cc_fresh: false,
             rx: (0..q).map(|_| SackRxTracker::new(cfg)).collect(),
-            cc: (0..q).map(|_| NsccWindow::new(cfg)).collect(),
+            cc: NsccWindow::new(cfg),
             glue: vec![QpGlue::default(); q],
             r: RxStage::default(),
             line: [AckLine::default(); SACK_TO_ACKED],
@@ -499,8 +507,9 @@ impl MrcCore {
     pub fn tracker(&self, qp: usize) -> &SackRxTracker {
         &self.rx[qp]
     }
-    pub fn window(&self, qp: usize) -> &NsccWindow {
-        &self.cc[qp]
+    /// The NSCC window every QP shares.
+    pub fn window(&self) -> &NsccWindow {
+        &self.cc
     }
     pub fn enabled(&self, qp: usize) -> bool {
         self.glue[qp].en
@@ -521,13 +530,16 @@ impl MrcCore {
         let arb_o = *self.arb.outputs();
         let sb_o: Vec<_> = self.sb.iter().map(|b| *b.outputs()).collect();
         let rx_o: Vec<_> = self.rx.iter().map(|b| *b.outputs()).collect();
-        let cc_ready: Vec<bool> = self.cc.iter().map(|b| b.ready()).collect();
-        let cwnd: Vec<u32> = self.cc.iter().map(|b| b.shown().cwnd).collect();
-        // NSCC readback (CWND, MAXWND, BASE_RTT) from the registered outputs, before the step.
-        let cc_show: Vec<[u32; 3]> = self
-            .cc
-            .iter()
-            .map(|b| [b.shown().cwnd, b.shown().maxwnd, b.shown().base_rtt])
+        let cc_ready = self.cc.ready();
+        let cc_owner = self.cc.owner();
+        // Each QP's window as of its last event (the RTL keeps a copy per QP), before the step.
+        let cwnd: Vec<u32> = (0..q).map(|i| self.cc.shown_ctx(i).cwnd).collect();
+        // NSCC readback (CWND, MAXWND, BASE_RTT) from the registered copies, before the step.
+        let cc_show: Vec<[u32; 3]> = (0..q)
+            .map(|i| {
+                let s = self.cc.shown_ctx(i);
+                [s.cwnd, s.maxwnd, s.base_rtt]
+            })
             .collect();
         let rwv = |i: usize| csr_o.rw[self.idx.rw[i]];
         let qp_sel = rwv(rw::QP_SEL) as usize;
@@ -725,23 +737,41 @@ impl MrcCore {
         let arrived = self.line[SACK_TO_ACKED - 1];
 
         // ---- NSCC event slots ------------------------------------------------------------
+        // The shared window takes the owner's slot when no other QP's slot waits, or when the
+        // owner has had no event since it was switched to; otherwise it switches (from idle)
+        // to the next waiting QP after the owner. So QPs with waiting events take turns, one
+        // event each, and a busy QP cannot starve the others (its ACKs merge meanwhile).
+        // The glue's owner is the window's as of last clock (`cc_own_d`, as the RTL): it
+        // differs only in the clock after a switch, when the window is loading and takes
+        // nothing.
+        let gown = self.cc_own_d;
+        debug_assert!(gown == cc_owner || !cc_ready);
+        let own = &self.glue[gown].slot;
+        let others = (0..q).any(|i| i != gown && self.glue[i].slot.valid);
+        let offer = own.valid && (!others || self.cc_fresh);
+        let sw_to = (gown + 1..q)
+            .chain(0..gown)
+            .find(|&i| self.glue[i].slot.valid);
+        let cc_in = WindowInputs {
+            rst: x.rst,
+            ev_valid: offer,
+            ev_kind: own.kind,
+            ev_bytes: own.bytes,
+            ev_rtt_ns: own.rtt,
+            ev_ecn: own.ecn,
+            ev_penalty: 0,
+            now_ns: x.now_ns,
+            // (The core gates on its own registered cwnd check, not the window's can_send.)
+            inflight: 0,
+            next_len: 0,
+            sw_valid: others,
+            sw_ctx: sw_to.unwrap_or(0) as u8,
+            ctx_clr: (0..q).fold(0, |m, i| m | u16::from(self.glue[i].rst_q) << i),
+        };
         let mut drops = 0u32;
-        let mut cc_in = Vec::with_capacity(q);
         for i in 0..q {
             let gl = &mut g[i];
-            let taken = gl.slot.valid && cc_ready[i];
-            cc_in.push(WindowInputs {
-                rst: sub_rst[i],
-                ev_valid: gl.slot.valid,
-                ev_kind: gl.slot.kind,
-                ev_bytes: gl.slot.bytes,
-                ev_rtt_ns: gl.slot.rtt,
-                ev_ecn: gl.slot.ecn,
-                ev_penalty: 0,
-                now_ns: x.now_ns,
-                inflight: gl.infl,
-                next_len: len[i],
-            });
+            let taken = i == gown && offer && cc_ready;
             let mut slot = if taken { Slot::default() } else { gl.slot };
             let c_rto = timeout_qp == Some(i);
             let c_trim = trim_nack && a_qp == i;
@@ -809,9 +839,7 @@ impl MrcCore {
         // counter), so the per-QP candidate logic does not run into a 32-bit add.
         cnt.nscc_ev_drops = cnt.nscc_ev_drops.wrapping_add(self.nscc_drops_q);
         let nscc_drops_n = drops;
-        for (i, inp) in cc_in.iter().enumerate() {
-            self.cc[i].step(inp);
-        }
+        self.cc.step(&cc_in);
 
         // ---- per-QP glue updates -----------------------------------------------------------
         let sq_ok = x.sq_valid
@@ -1068,7 +1096,7 @@ impl MrcCore {
             let arb = std::mem::replace(&mut self.arb, EvSprayArbiter::new(&self.cfg));
             let sb = std::mem::take(&mut self.sb);
             let rx = std::mem::take(&mut self.rx);
-            let cc = std::mem::take(&mut self.cc);
+            let cc = std::mem::replace(&mut self.cc, NsccWindow::new(&self.cfg));
             let shadow = std::mem::take(&mut self.shadow);
             *self = MrcCore::new(&self.cfg);
             self.csr = csr;
@@ -1094,6 +1122,8 @@ impl MrcCore {
         }
         self.glue = g;
         self.nscc_drops_q = nscc_drops_n;
+        self.cc_fresh = (self.cc_fresh || cc_owner != self.cc_own_d) && !(offer && cc_ready);
+        self.cc_own_d = cc_owner;
         self.r = RxStage {
             valid: rx_ok,
             x: *x,

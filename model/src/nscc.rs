@@ -603,6 +603,15 @@ pub struct WindowInputs {
     /// For `can_send`: bytes in flight and the next packet's length.
     pub inflight: u32,
     pub next_len: u32,
+    /// Switch to context `sw_ctx` (a QP's saved state). Acted on only when idle, not taking
+    /// an event, `sw_ctx` is another context below the window's count, and the owner is not
+    /// being cleared; it then costs two clocks (write the owner back and read the next
+    /// context, then load it) before the next event can be taken.
+    pub sw_valid: bool,
+    pub sw_ctx: u8,
+    /// Contexts back to their initial values (bit per context). Clearing the owner is the
+    /// owner's reset: an event in flight (or a context load) is lost.
+    pub ctx_clr: u16,
 }
 
 impl WindowInputs {
@@ -640,6 +649,14 @@ pub struct WindowOutputs {
     pub cnt_events: u32,
     pub cnt_md: u32,
     pub cnt_qa: u32,
+    /// The context the datapath holds (its events are the ones taken).
+    pub ctx_owner: u8,
+    /// High in an event's last phase: `nx_*` are the owner's window after it (the values the
+    /// shown outputs take at this edge), so a per-context copy can load them; 0 otherwise.
+    pub nx_load: bool,
+    pub nx_cwnd: u32,
+    pub nx_maxwnd: u32,
+    pub nx_base_rtt_ns: u32,
 }
 
 /// `nscc_window` cycle by cycle. An event is taken on a clock with `ev_valid && ev_ready`;
@@ -652,35 +669,75 @@ pub struct WindowOutputs {
 ///  ev_ready  0              0              1 (last phase)     ..
 ///  cwnd ..   old            old            old                the event's result
 /// ```
+///
+/// Contexts (`NicConfig::qps` of them): one datapath serves several QPs. Each QP's
+/// algorithm state is a context; the datapath works on the owner's, the others wait in a
+/// context RAM. A switch (`sw_valid`, only from idle) takes two clocks:
+///
+/// ```text
+///  step      s: idle, sw_valid    s+1: load              s+2
+///  owner     old -> sw_ctx        new                    new: its event can be taken
+///  ev_ready  1                    0                      1
+/// ```
+///
+/// The shown outputs (`cwnd`, ..) are the last completed event's, whichever context it
+/// was; `nx_*` with `nx_load` let a per-context copy follow each context (as `mrc_core`
+/// keeps one per QP). With one context nothing switches and this is the one-QP window.
 #[derive(Debug, Clone)]
 pub struct NsccWindow {
     cfg: NicConfig,
-    state: Fixed,
+    /// Every context's state; the owner's is the one events apply to.
+    ctx: Vec<Fixed>,
+    /// Per context: its state as of its last completed event (what a per-context copy of
+    /// the shown outputs holds).
+    shown_ctx: Vec<Fixed>,
+    /// The shown outputs: the last completed event's state.
     shown: Fixed,
+    owner: usize,
+    /// The clock after a switch: the owner's context is being loaded.
+    loading: bool,
     /// Clock of the event in flight (1..=len), 0 when idle.
     phase: u32,
     len: u32,
 }
 
 impl NsccWindow {
+    /// A window with one context per QP of `cfg`.
     pub fn new(cfg: &NicConfig) -> Self {
         let f = Fixed::new(cfg);
+        let n = cfg.qps.max(1) as usize;
         NsccWindow {
             cfg: cfg.clone(),
+            ctx: vec![f; n],
+            shown_ctx: vec![f; n],
             shown: f,
-            state: f,
+            owner: 0,
+            loading: false,
             phase: 0,
             len: 0,
         }
     }
 
-    /// The event-level state (including an event still in flight).
+    pub fn contexts(&self) -> usize {
+        self.ctx.len()
+    }
+
+    /// The owner's event-level state (including an event still in flight).
     pub fn state(&self) -> &Fixed {
-        &self.state
+        &self.ctx[self.owner]
+    }
+
+    /// Context `i`'s event-level state.
+    pub fn context(&self, i: usize) -> &Fixed {
+        &self.ctx[i]
+    }
+
+    pub fn owner(&self) -> usize {
+        self.owner
     }
 
     pub fn ready(&self) -> bool {
-        self.phase == self.len
+        self.phase == self.len && !self.loading
     }
 
     /// The state the outputs show (`cwnd`, `maxwnd`, `base_rtt_ns`, ..).
@@ -688,18 +745,42 @@ impl NsccWindow {
         &self.shown
     }
 
+    /// Context `i` as of its last completed event.
+    pub fn shown_ctx(&self, i: usize) -> &Fixed {
+        &self.shown_ctx[i]
+    }
+
     /// One clock edge; the outputs after it (`can_send` from this clock's inputs).
     pub fn step(&mut self, x: &WindowInputs) -> WindowOutputs {
+        let n = self.ctx.len();
+        let clr = |i: usize| i < 16 && x.ctx_clr >> i & 1 != 0;
+        let owner0 = self.owner;
         if x.rst {
             *self = NsccWindow::new(&self.cfg);
+        } else if clr(self.owner) {
+            let f = Fixed::new(&self.cfg);
+            self.ctx[self.owner] = f;
+            self.shown_ctx[self.owner] = f;
+            self.shown = f;
+            self.loading = false;
+            self.phase = 0;
+            self.len = 0;
         } else {
             let ready = self.ready();
+            let idle = self.phase == 0 && !self.loading;
             if self.phase > 0 && self.phase == self.len {
-                self.shown = self.state;
+                self.shown = self.ctx[self.owner];
+                self.shown_ctx[self.owner] = self.shown;
             }
-            if ready && x.ev_valid {
-                self.len = self.state.apply(&x.event()).cycles();
+            let to = usize::from(x.sw_ctx);
+            if self.loading {
+                self.loading = false;
+            } else if ready && x.ev_valid {
+                self.len = self.ctx[self.owner].apply(&x.event()).cycles();
                 self.phase = 1;
+            } else if idle && x.sw_valid && to < n && to != self.owner {
+                self.owner = to;
+                self.loading = true;
             } else if ready {
                 self.phase = 0;
                 self.len = 0;
@@ -707,7 +788,18 @@ impl NsccWindow {
                 self.phase += 1;
             }
         }
+        if !x.rst {
+            // Contexts other than this clock's owner (its clear was handled above; a context
+            // being switched to and cleared at once loads its initial values).
+            let f = Fixed::new(&self.cfg);
+            for i in (0..n).filter(|&i| clr(i) && i != owner0) {
+                self.ctx[i] = f;
+                self.shown_ctx[i] = f;
+            }
+        }
         let s = &self.shown;
+        let last = self.phase > 0 && self.phase == self.len;
+        let st = &self.ctx[self.owner];
         WindowOutputs {
             ev_ready: self.ready(),
             cwnd: s.cwnd,
@@ -719,6 +811,11 @@ impl NsccWindow {
             cnt_events: s.events,
             cnt_md: s.md_count,
             cnt_qa: s.qa_count,
+            ctx_owner: self.owner as u8,
+            nx_load: last,
+            nx_cwnd: if last { st.cwnd } else { 0 },
+            nx_maxwnd: if last { st.maxwnd } else { 0 },
+            nx_base_rtt_ns: if last { st.base_rtt } else { 0 },
         }
     }
 }
@@ -972,5 +1069,100 @@ mod tests {
         m.step(&tick);
         let busy = (1..).find(|_| m.step(&idle).ev_ready).unwrap();
         assert_eq!(busy, EVENT_CYCLES + FULFILL_CYCLES - 1);
+    }
+
+    /// Contexts are independent: events interleaved over two contexts by switching leave each
+    /// context as a one-context window given only its own events leaves it; a clear of the
+    /// waiting context resets it alone; a switch costs two clocks (idle, load).
+    #[test]
+    fn contexts_are_independent_windows() {
+        let c = NicConfig { qps: 2, ..cfg() };
+        let mut m = NsccWindow::new(&c);
+        let mut own: [NsccWindow; 2] = [NsccWindow::new(&cfg()), NsccWindow::new(&cfg())];
+        let idle = WindowInputs::default();
+        let evs = [
+            ack(1_000, 4096, 12_000, false),
+            ack(2_000, 65_536, 30_000, true),
+            NsccEvent::Nack {
+                now: 3_000,
+                bytes: 4096,
+            },
+            ack(60_000, 8_192, 9_000, false),
+            NsccEvent::Rto { now: 70_000 },
+            ack(140_000, 100_000, 20_000, true),
+        ];
+        for (n, e) in evs.iter().enumerate() {
+            let q = n % 2;
+            if m.owner() != q {
+                // Only from idle (not an event's last phase): wait, then the switch clock and
+                // the load clock.
+                while !m.ready() {
+                    m.step(&idle);
+                }
+                m.step(&idle);
+                let y = m.step(&WindowInputs {
+                    sw_valid: true,
+                    sw_ctx: q as u8,
+                    ..idle
+                });
+                assert_eq!((usize::from(y.ctx_owner), y.ev_ready), (q, false));
+                assert!(m.step(&idle).ev_ready);
+            }
+            while !m.ready() {
+                m.step(&idle);
+            }
+            let x = WindowInputs {
+                ev_valid: true,
+                ..offer(e)
+            };
+            m.step(&x);
+            own[q].step(&x);
+            while !own[q].ready() {
+                own[q].step(&idle);
+            }
+        }
+        for (q, w) in own.iter().enumerate() {
+            assert_eq!(m.context(q), w.state(), "context {q}");
+        }
+        assert_ne!(m.context(0), m.context(1));
+        // Clear the waiting context: it alone goes back to the initial state.
+        let waiting = 1 - m.owner();
+        m.step(&WindowInputs {
+            ctx_clr: 1 << waiting,
+            ..idle
+        });
+        assert_eq!(*m.context(waiting), Fixed::new(&c));
+        assert_eq!(m.context(1 - waiting), own[1 - waiting].state());
+    }
+
+    /// The inputs offering `e` (ev_valid set).
+    pub(super) fn offer(e: &NsccEvent) -> WindowInputs {
+        let mut x = WindowInputs {
+            ev_valid: true,
+            now_ns: e.now(),
+            ..Default::default()
+        };
+        match *e {
+            NsccEvent::Ack {
+                bytes,
+                rtt_ns,
+                ecn,
+                penalty,
+                ..
+            } => {
+                x.ev_kind = KIND_ACK;
+                x.ev_bytes = bytes;
+                x.ev_rtt_ns = rtt_ns;
+                x.ev_ecn = ecn;
+                x.ev_penalty = penalty;
+            }
+            NsccEvent::Nack { bytes, .. } => {
+                x.ev_kind = KIND_NACK;
+                x.ev_bytes = bytes;
+            }
+            NsccEvent::Rto { .. } => x.ev_kind = KIND_RTO,
+            NsccEvent::Tick { .. } => x.ev_kind = KIND_TICK,
+        }
+        x
     }
 }

@@ -107,6 +107,16 @@ impl Wire {
     }
 }
 
+/// What `transfer` saw of A's shared NSCC window.
+struct WindowUse {
+    /// Owner changes (context switches).
+    switches: u64,
+    /// Events each QP's context took.
+    events: Vec<u32>,
+    /// Each QP's CWND register read back at the end (RTL and model alike: lockstep).
+    cwnd: Vec<u32>,
+}
+
 /// A sends `bytes` on each QP to B; `loss` / `trim` per mille of the data headers. Returns
 /// (cycles, A's last outputs, B's cumulative PSN per QP).
 fn transfer(
@@ -116,6 +126,18 @@ fn transfer(
     trim: u32,
     seed: u64,
 ) -> (u64, CoreOutputs, Vec<u32>) {
+    let (t, o, d, _) = transfer_nscc(cfg, bytes, loss, trim, seed);
+    (t, o, d)
+}
+
+/// `transfer`, also reporting A's shared NSCC window.
+fn transfer_nscc(
+    cfg: &NicConfig,
+    bytes: u32,
+    loss: u32,
+    trim: u32,
+    seed: u64,
+) -> (u64, CoreOutputs, Vec<u32>, WindowUse) {
     let qps = cfg.qps;
     let mut a = core(cfg);
     let mut b = core(cfg);
@@ -140,6 +162,7 @@ fn transfer(
     let mut posted = 0;
     let mut t = 0u64;
     let mut now_ns = 0u32;
+    let mut switches = 0u64;
     loop {
         let mut xa = CoreInputs::idle();
         let mut xb = CoreInputs::idle();
@@ -171,8 +194,10 @@ fn transfer(
                 ..h
             };
         }
+        let owner = a.model.window().owner();
         let oa = a.step(&xa);
         let ob = b.step(&xb);
+        switches += u64::from(a.model.window().owner() != owner);
         if oa.tx_valid {
             let r = rng.below(1000) as u32;
             if r >= loss {
@@ -220,7 +245,21 @@ fn transfer(
             let delivered = (0..qps as usize)
                 .map(|q| b.model.tracker(q).outputs().cack_psn)
                 .collect();
-            return (t, oa, delivered);
+            let events = (0..qps as usize)
+                .map(|q| a.model.window().context(q).events)
+                .collect();
+            let cwnd = (0..qps)
+                .map(|q| {
+                    assert_eq!(write(&mut a, "QP", "QP_SEL", q), 0);
+                    read(&mut a, "NSCC", "CWND")
+                })
+                .collect();
+            let used = WindowUse {
+                switches,
+                events,
+                cwnd,
+            };
+            return (t, oa, delivered, used);
         }
         assert!(t < 400_000, "transfer did not finish: una {:?}", oa.una);
     }
@@ -292,6 +331,31 @@ fn two_cores_back_to_back_repair_loss_and_trims() {
     let pkts = bytes.div_ceil(cfg.mtu);
     assert_eq!(oa.una, vec![pkts; cfg.qps as usize]);
     assert_eq!(delivered, vec![pkts - 1; cfg.qps as usize]);
+}
+
+/// One NSCC window serves the three QPs: ACKs of all three arrive interleaved, so the window
+/// switches context many times; every QP's context takes events, and each QP's CWND reads
+/// back its own window (RTL equal to the model every cycle, as everywhere here).
+#[test]
+fn the_shared_nscc_window_serves_every_qp() {
+    let cfg = small();
+    let init = mrc_config::nscc::NsccFixed::new(&cfg).init_cwnd;
+    let bytes = 30 * cfg.mtu;
+    let (_, oa, _, used) = transfer_nscc(&cfg, bytes, 20, 20, 7);
+    assert_eq!(oa.una, vec![bytes / cfg.mtu; cfg.qps as usize]);
+    eprintln!(
+        "switches {}, events {:?}, cwnd {:?}",
+        used.switches, used.events, used.cwnd
+    );
+    assert!(used.switches > 20, "{} switches", used.switches);
+    assert!(used.events.iter().all(|&e| e > 10), "{:?}", used.events);
+    assert!(used.cwnd.iter().all(|&c| c != init), "{:?}", used.cwnd);
+    // Three windows, three histories: not one value copied to all.
+    assert!(
+        used.cwnd[0] != used.cwnd[1] || used.cwnd[1] != used.cwnd[2],
+        "{:?}",
+        used.cwnd
+    );
 }
 
 #[test]

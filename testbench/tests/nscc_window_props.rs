@@ -57,12 +57,14 @@ fn slow_cfg() -> NicConfig {
     c
 }
 
-/// The invariants, cycle by cycle, on one run (`log[c]` = outputs after edge `c`).
+/// The invariants, cycle by cycle, on one run (`log[c]` = outputs after edge `c`). For a
+/// one-context window (one QP): no switch is ever acted on, and clearing context 0 is a reset.
 fn check_invariants(
     cfg: &NicConfig,
     seq: &[WindowInputs],
     log: &[WindowOutputs],
 ) -> Result<(), String> {
+    assert_eq!(cfg.qps, 1, "the replay follows one context");
     let k = NsccFixed::new(cfg);
     let lens = [
         EVENT_CYCLES,
@@ -81,7 +83,8 @@ fn check_invariants(
     for (c, (x, y)) in seq.iter().zip(log).enumerate() {
         let fail = |m: String| Err(format!("cycle {c}: {m}\n inputs {x:?}\n outputs {y:?}"));
         // The edge.
-        if x.rst {
+        let reset = x.rst || x.ctx_clr & 1 != 0;
+        if reset {
             state = Fixed::new(cfg);
             shown = state;
             busy = None;
@@ -110,7 +113,7 @@ fn check_invariants(
         if y.cwnd < k.mtu || y.cwnd > y.maxwnd {
             return fail(format!("cwnd {} outside [MTU {}, maxwnd]", y.cwnd, k.mtu));
         }
-        if c > 0 && y.base_rtt_ns > log[c - 1].base_rtt_ns && !x.rst {
+        if c > 0 && y.base_rtt_ns > log[c - 1].base_rtt_ns && !reset {
             return fail(format!(
                 "base RTT rose {} -> {} without a reset",
                 log[c - 1].base_rtt_ns,

@@ -15,7 +15,7 @@ use mrc_model::rng::SplitMix64;
 pub const MODULE: &str = "nscc_window";
 
 /// Input ports (name, width) in packing order; `clock` is driven by the shim.
-pub const IN_PORTS: [(&str, u32); 10] = [
+pub const IN_PORTS: [(&str, u32); 13] = [
     ("rst", 1),
     ("ev_valid", 1),
     ("ev_kind", 2),
@@ -26,9 +26,12 @@ pub const IN_PORTS: [(&str, u32); 10] = [
     ("now_ns", 32),
     ("inflight", 32),
     ("next_len", 16),
+    ("sw_valid", 1),
+    ("sw_ctx", 4),
+    ("ctx_clr", 16),
 ];
 /// Output ports (name, width) in packing order.
-pub const OUT_PORTS: [(&str, u32); 9] = [
+pub const OUT_PORTS: [(&str, u32); 14] = [
     ("ev_ready", 1),
     ("cwnd", 32),
     ("maxwnd", 32),
@@ -38,14 +41,19 @@ pub const OUT_PORTS: [(&str, u32); 9] = [
     ("cnt_events", 32),
     ("cnt_md", 32),
     ("cnt_qa", 32),
+    ("ctx_owner", 4),
+    ("nx_load", 1),
+    ("nx_cwnd", 32),
+    ("nx_maxwnd", 32),
+    ("nx_base_rtt_ns", 24),
 ];
 
 /// The window's ports, looked up once by name in the map parsed from the emitted Verilog.
 #[derive(Debug, Clone)]
 pub struct NsccPorts {
     pm: PortMap,
-    i: [Port; 10],
-    o: [Port; 9],
+    i: [Port; 13],
+    o: [Port; 14],
 }
 
 impl NsccPorts {
@@ -75,7 +83,7 @@ impl NsccPorts {
 
     /// Pack `x`, each field truncated to its port width.
     pub fn pack_inputs(&self, x: &WindowInputs, w: &mut [u32]) {
-        let v: [u64; 10] = [
+        let v: [u64; 13] = [
             x.rst as u64,
             x.ev_valid as u64,
             x.ev_kind as u64,
@@ -86,6 +94,9 @@ impl NsccPorts {
             x.now_ns as u64,
             x.inflight as u64,
             x.next_len as u64,
+            x.sw_valid as u64,
+            x.sw_ctx as u64,
+            x.ctx_clr as u64,
         ];
         for (p, v) in self.i.iter().zip(v) {
             p.set(w, v);
@@ -105,11 +116,14 @@ impl NsccPorts {
             now_ns: g(7) as u32,
             inflight: g(8) as u32,
             next_len: g(9) as u32,
+            sw_valid: g(10) != 0,
+            sw_ctx: g(11) as u8,
+            ctx_clr: g(12) as u16,
         }
     }
 
     pub fn pack_outputs(&self, y: &WindowOutputs, w: &mut [u32]) {
-        let v: [u64; 9] = [
+        let v: [u64; 14] = [
             y.ev_ready as u64,
             y.cwnd as u64,
             y.maxwnd as u64,
@@ -119,6 +133,11 @@ impl NsccPorts {
             y.cnt_events as u64,
             y.cnt_md as u64,
             y.cnt_qa as u64,
+            y.ctx_owner as u64,
+            y.nx_load as u64,
+            y.nx_cwnd as u64,
+            y.nx_maxwnd as u64,
+            y.nx_base_rtt_ns as u64,
         ];
         for (p, v) in self.o.iter().zip(v) {
             p.set(w, v);
@@ -137,6 +156,11 @@ impl NsccPorts {
             cnt_events: g(6) as u32,
             cnt_md: g(7) as u32,
             cnt_qa: g(8) as u32,
+            ctx_owner: g(9) as u8,
+            nx_load: g(10) != 0,
+            nx_cwnd: g(11) as u32,
+            nx_maxwnd: g(12) as u32,
+            nx_base_rtt_ns: g(13) as u32,
         }
     }
 }
@@ -342,13 +366,36 @@ impl NsccTraffic {
 
     /// The inputs for `cycle` (cycles 0 and 1 are reset).
     pub fn next_inputs(&mut self, cycle: u64) -> WindowInputs {
-        let x = self.make(cycle);
-        if !x.rst && x.ev_valid && self.shadow.ready() {
+        let mut x = self.make(cycle);
+        self.contexts(&mut x);
+        let own_clr = x.ctx_clr >> self.shadow.owner() & 1 != 0;
+        if !x.rst && !own_clr && x.ev_valid && self.shadow.ready() {
             self.taken += 1;
             self.pending = None;
         }
         self.last = self.shadow.step(&x);
         x
+    }
+
+    /// Context switches and clears (with one context a switch is never acted on and a clear
+    /// of context 0 is a reset): a switch request now and then (with no event offered), to
+    /// any of the 16 numbers (those past the window's contexts must be refused), and a rare
+    /// clear.
+    fn contexts(&mut self, x: &mut WindowInputs) {
+        if self.rng.chance(1, 6) {
+            // A switch is acted on only when no event is taken: offer none with it (a
+            // pending event is offered again later).
+            x.ev_valid = false;
+            x.sw_valid = true;
+            x.sw_ctx = if self.rng.chance(1, 8) {
+                self.rng.below(16) as u8
+            } else {
+                self.rng.below(self.shadow.contexts() as u64) as u8
+            };
+        }
+        if self.rng.chance(1, 3000) {
+            x.ctx_clr = self.rng.below(1 << 16) as u16;
+        }
     }
 
     fn make(&mut self, cycle: u64) -> WindowInputs {
@@ -611,6 +658,9 @@ mod tests {
                 now_ns: r(&mut rng, 32),
                 inflight: r(&mut rng, 32),
                 next_len: r(&mut rng, 16),
+                sw_valid: rng.chance(1, 2),
+                sw_ctx: r(&mut rng, 4) as u8,
+                ctx_clr: r(&mut rng, 16) as u16,
             };
             let mut w = vec![0u32; pm.in_words()];
             p.pack_inputs(&x, &mut w);
@@ -625,6 +675,11 @@ mod tests {
                 cnt_events: r(&mut rng, 32),
                 cnt_md: r(&mut rng, 32),
                 cnt_qa: r(&mut rng, 32),
+                ctx_owner: r(&mut rng, 4) as u8,
+                nx_load: rng.chance(1, 2),
+                nx_cwnd: r(&mut rng, 32),
+                nx_maxwnd: r(&mut rng, 32),
+                nx_base_rtt_ns: r(&mut rng, 24),
             };
             let mut w = vec![0u32; pm.out_words()];
             p.pack_outputs(&y, &mut w);
@@ -765,5 +820,48 @@ mod tests {
             assert!(md > 5 && qa > 5, "MD {md} QA {qa}");
             assert!(wrapped);
         }
+    }
+
+    /// With three contexts (`core_small`) the stream switches often, to every context and to
+    /// numbers past them (refused), clears contexts now and then, and takes events in every
+    /// context, some right after a switch's load.
+    #[test]
+    fn three_context_traffic_switches_and_clears() {
+        let cfg = NicConfig {
+            qps: 3,
+            ..NicConfig::default()
+        };
+        let mut t = NsccTraffic::new(&cfg, 21, NsccMix::default());
+        let mut m = NsccWindow::new(&cfg);
+        assert_eq!(m.contexts(), 3);
+        let (mut switches, mut refused, mut clears) = (0u64, 0u64, 0u64);
+        let mut taken = [0u64; 3];
+        let mut after_load = 0u64;
+        let mut loaded_at = 0u64;
+        for c in 0..300_000u64 {
+            let x = t.next_inputs(c);
+            let (own, ready) = (m.owner(), m.ready());
+            let own_clr = x.ctx_clr >> own & 1 != 0;
+            let y = m.step(&x);
+            if !x.rst && !own_clr && x.ev_valid && ready {
+                taken[own] += 1;
+                after_load += u64::from(loaded_at + 2 == c);
+            }
+            if usize::from(y.ctx_owner) != own && !x.rst {
+                switches += 1;
+                loaded_at = c;
+            }
+            refused += u64::from(x.sw_valid && x.sw_ctx >= 3);
+            clears += u64::from(x.ctx_clr & 7 != 0 && !x.rst);
+        }
+        eprintln!(
+            "switches {switches}, refused {refused}, clears {clears}, taken {taken:?}, \
+             after a load {after_load}"
+        );
+        assert!(switches > 500, "{switches}");
+        assert!(refused > 100 && clears > 20, "{refused} {clears}");
+        assert!(taken.iter().all(|&n| n > 1_000), "{taken:?}");
+        assert!(after_load > 100, "{after_load}");
+        assert_eq!(m.state(), t.shadow().state());
     }
 }
