@@ -4,8 +4,10 @@
 //! state is a context; the owner's is in the registers below, the others' in a LUT RAM.
 //!
 //! ```text
-//!  sw_valid, sw_ctx (idle only)     switch clock: RAM[owner] <= registers; read RAM[sw_ctx]
-//!                                   phase 0:      registers <= that entry (or initial values)
+//!  sw_valid, sw_ctx (idle only)     switch clock: read RAM[sw_ctx]; owner <= sw_ctx
+//!                                   phase 0:      RAM[old owner] <= registers (still its
+//!                                                 state); registers <= the entry read (or
+//!                                                 initial values)
 //!  ctx_clr[i]                       context i back to initial values (the owner's: reset)
 //!  nx_load, nx_cwnd/maxwnd/base     an event's last phase: the owner's result, for per-QP copies
 //! ```
@@ -115,6 +117,10 @@ pub struct NsccWindow {
     // Contexts: the owner's state is in the registers below, the others' in `ctx_ram`
     // (none with one context).
     owner: DFF<Bits<4>>,
+    /// The owner before the last switch: its context is written back in the load clock
+    /// (phase 0), from registers that still hold it, so the RAM's write enable is a flop
+    /// (the switch decision fanned out to every RAM cell was the critical path).
+    owner_prev: DFF<Bits<4>>,
     /// Per context: saved in the RAM (else it loads its initial values).
     cv: Vec<DFF<Bit>>,
     k_ctx: Vec<Constant<Bits<4>>>,
@@ -412,6 +418,7 @@ impl NsccWindow {
             nx_maxwnd: Default::default(),
             nx_base_rtt_ns: Default::default(),
             owner: Default::default(),
+            owner_prev: Default::default(),
             cv: (0..nctx).map(|_| Default::default()).collect(),
             k_ctx: (0..nctx as u64).map(|i| Constant::new(i.into())).collect(),
             k_nctx: c(nctx as u64),
@@ -654,7 +661,7 @@ impl Logic for NsccWindow {
             pcm2, t_after33, t_pmtu, t_pmw, f_lo, f_hi, t_mwmc, t_base_m, t_cw_m, f_whi, t_el_qa,
             t_el_adj, t_el_dec, f_fairz, f_propz, f_mdz, f_fastz, f_qtrig, f_over, f_adj, f_mdt,
             f_fdob, f_qa, f_mdo, f_fdo, pa, ia, r_avg, gts, mdf, pc, r_c, incs, o_cw, o_mw, o_base,
-            o_avg, o_ev, o_md, o_qa, owner
+            o_avg, o_ev, o_md, o_qa, owner, owner_prev
         );
         self.m_fair.clock.next = self.clock.val();
         self.m_fast.clock.next = self.clock.val();
@@ -1179,8 +1186,8 @@ impl Logic for NsccWindow {
             self.nx_base_rtt_ns.next = self.base.q.val();
         }
 
-        // ---- context switch: write the owner back, read the next (switch clock); load it
-        // (phase 0). The layout is `CTX_BITS`'s; a context never saved loads initial values.
+        // ---- context switch: read the next (switch clock); write the old owner back and load
+        // the next (phase 0). The layout is `CTX_BITS`'s; a context never saved loads initial values.
         self.ctx_owner.next = self.owner.q.val();
         self.l_pack.next = bit_cast::<483, 32>(self.cw.q.val())
             | (bit_cast::<483, 32>(self.mw.q.val()) << 32)
@@ -1210,14 +1217,15 @@ impl Logic for NsccWindow {
         for r in 0..self._nram {
             self.ctx_ram[r].write_clock.next = self.clock.val();
             self.ctx_ram[r].read_clock.next = self.clock.val();
-            self.ctx_ram[r].write_address.next = self.owner.q.val();
+            self.ctx_ram[r].write_address.next = self.owner_prev.q.val();
             self.ctx_ram[r].write_data.next = self.l_pack.val();
-            self.ctx_ram[r].write_enable.next = self.l_sw.val();
+            self.ctx_ram[r].write_enable.next = self.ph.q.val().get_bit(0);
             self.ctx_ram[r].read_address.next = self.sw_ctx.val();
             self.l_rd.next = self.ctx_ram[r].read_data.val();
         }
         if self.l_sw.val() {
             self.owner.d.next = self.sw_ctx.val();
+            self.owner_prev.d.next = self.owner.q.val();
         }
         for i in 0..self._nctx {
             self.cv[i].d.next = self.cv[i].q.val();

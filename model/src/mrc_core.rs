@@ -1,6 +1,7 @@
 //! Golden model of `mrc_core`: the MRC transport core. It composes the cycle models of
 //! `ev_spray_arbiter` (one EV table, shared), `sack_tx_scoreboard`, `sack_rx_tracker` and
-//! `nscc_window` (one of each per QP, `NicConfig::qps` of them) and `mrc_csr`, with the glue
+//! `nscc_window` (one scoreboard and tracker per QP, `NicConfig::qps` of them; one NSCC window
+//! with a context per QP) and `mrc_csr`, with the glue
 //! below; the RTL (`mrc_hdl::mrc_core`) is the same glue around the same blocks, and the cosim
 //! proves the two equal every cycle.
 //!
@@ -13,7 +14,7 @@
 //!                          --SACK/NACK--> scoreboard[q] --fb--> arbiter, EV event queue
 //!                                              | acked bytes, timeouts, trims
 //!                                              v
-//!                                 NSCC event slot[q] --> nscc_window[q] --> cwnd (gate)
+//!                                 NSCC event slot[q] --> nscc_window (shared) --> cwnd[q]
 //!  MMIO <--> mrc_csr: XPORT/EVT/QP registers drive the blocks; NSCC/CNT/EVQ read back
 //! ```
 //!
@@ -57,6 +58,11 @@
 //!   into a waiting ACK (bytes add, ECN ORs, a non-zero RTT replaces); an ACK replaces a waiting
 //!   TICK; a TICK only fills an empty slot; anything else that does not fit is dropped and
 //!   counted in `NSCC_EV_DROPS` one clock later (ticks are not counted).
+//! - **The shared window**: one `nscc_window`, a context per QP. The glue's owner is the
+//!   window's as of last clock. Its slot is offered when no other QP's slot waits, or when it
+//!   has had no event since it was switched to; otherwise a switch to the first waiting QP
+//!   after the owner is asked for (acted on from idle, two clocks). Each QP's cwnd, maxwnd and
+//!   base RTT (the gate, the CSR readback) are copies loaded at the end of its events.
 //! - **RTT samples**: one timed PSN per QP (set by a new send when none is timed, cancelled by
 //!   its retransmission, Karn); a SACK whose cumulative ack covers it yields `now - sent`.
 //! - **QP control** (`QP_CTRL` on `QP_SEL`): enable, disable, reset. A reset clears the QP's
