@@ -125,6 +125,9 @@ pub struct NsccWindow {
     cv: Vec<DFF<Bit>>,
     k_ctx: Vec<Constant<Bits<4>>>,
     k_nctx: Constant<Bits<5>>,
+    /// Two or more contexts: with one, every switch and load term is a constant 0, so
+    /// synthesis removes them and the one-QP window is the logic it was.
+    k_multi: Constant<Bit>,
     ctx_ram: Vec<LutRam<Bits<CTX_BITS>, 4>>,
     _nctx: usize,
     _nram: usize,
@@ -422,6 +425,7 @@ impl NsccWindow {
             cv: (0..nctx).map(|_| Default::default()).collect(),
             k_ctx: (0..nctx as u64).map(|i| Constant::new(i.into())).collect(),
             k_nctx: c(nctx as u64),
+            k_multi: Constant::new(nctx > 1),
             ctx_ram: (0..nram).map(|_| LutRam::new(Default::default())).collect(),
             _nctx: nctx,
             _nram: nram,
@@ -698,7 +702,8 @@ impl Logic for NsccWindow {
         self.l_take.next = self.l_ready.val() & self.ev_valid.val();
         // A switch: idle, no event taken, another context that exists, and the owner not
         // being cleared (its clear resets the registers this clock, so they must not load).
-        self.l_sw.next = self.l_idle.val()
+        self.l_sw.next = self.k_multi.val()
+            & self.l_idle.val()
             & !self.l_take.val()
             & self.sw_valid.val()
             & (bit_cast::<5, 4>(self.sw_ctx.val()) < self.k_nctx.val())
