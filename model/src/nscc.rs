@@ -605,8 +605,8 @@ pub struct WindowInputs {
     pub next_len: u32,
     /// Switch to context `sw_ctx` (a QP's saved state). Acted on only when idle, not taking
     /// an event, `sw_ctx` is another context below the window's count, and the owner is not
-    /// being cleared; it then costs two clocks (write the owner back and read the next
-    /// context, then load it) before the next event can be taken.
+    /// being cleared; it then costs two clocks (read the next context; then write the old
+    /// owner's back and load the next) before the next event can be taken.
     pub sw_valid: bool,
     pub sw_ctx: u8,
     /// Contexts back to their initial values (bit per context). Clearing the owner is the
