@@ -615,6 +615,45 @@ pub struct WindowInputs {
 }
 
 impl WindowInputs {
+    /// The inputs that offer `ev` (ev_valid set; rst, inflight, next_len 0): the inverse of
+    /// [`WindowInputs::event`].
+    pub fn offering(ev: &NsccEvent) -> Self {
+        let x = WindowInputs {
+            ev_valid: true,
+            now_ns: ev.now(),
+            ..WindowInputs::default()
+        };
+        match *ev {
+            NsccEvent::Ack {
+                bytes,
+                rtt_ns,
+                ecn,
+                penalty,
+                ..
+            } => WindowInputs {
+                ev_kind: KIND_ACK,
+                ev_bytes: bytes,
+                ev_rtt_ns: rtt_ns,
+                ev_ecn: ecn,
+                ev_penalty: penalty,
+                ..x
+            },
+            NsccEvent::Nack { bytes, .. } => WindowInputs {
+                ev_kind: KIND_NACK,
+                ev_bytes: bytes,
+                ..x
+            },
+            NsccEvent::Rto { .. } => WindowInputs {
+                ev_kind: KIND_RTO,
+                ..x
+            },
+            NsccEvent::Tick { .. } => WindowInputs {
+                ev_kind: KIND_TICK,
+                ..x
+            },
+        }
+    }
+
     pub fn event(&self) -> NsccEvent {
         let now = self.now_ns;
         match self.ev_kind & 3 {
@@ -1111,10 +1150,7 @@ mod tests {
             while !m.ready() {
                 m.step(&idle);
             }
-            let x = WindowInputs {
-                ev_valid: true,
-                ..offer(e)
-            };
+            let x = WindowInputs::offering(e);
             m.step(&x);
             own[q].step(&x);
             while !own[q].ready() {
@@ -1133,36 +1169,5 @@ mod tests {
         });
         assert_eq!(*m.context(waiting), Fixed::new(&c));
         assert_eq!(m.context(1 - waiting), own[1 - waiting].state());
-    }
-
-    /// The inputs offering `e` (ev_valid set).
-    pub(super) fn offer(e: &NsccEvent) -> WindowInputs {
-        let mut x = WindowInputs {
-            ev_valid: true,
-            now_ns: e.now(),
-            ..Default::default()
-        };
-        match *e {
-            NsccEvent::Ack {
-                bytes,
-                rtt_ns,
-                ecn,
-                penalty,
-                ..
-            } => {
-                x.ev_kind = KIND_ACK;
-                x.ev_bytes = bytes;
-                x.ev_rtt_ns = rtt_ns;
-                x.ev_ecn = ecn;
-                x.ev_penalty = penalty;
-            }
-            NsccEvent::Nack { bytes, .. } => {
-                x.ev_kind = KIND_NACK;
-                x.ev_bytes = bytes;
-            }
-            NsccEvent::Rto { .. } => x.ev_kind = KIND_RTO,
-            NsccEvent::Tick { .. } => x.ev_kind = KIND_TICK,
-        }
-        x
     }
 }

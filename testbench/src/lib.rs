@@ -263,7 +263,7 @@ pub fn tx_with_reset(base: TxInputs, init_psn: u32) -> Vec<TxInputs> {
 
 // ---- nscc_window ----------------------------------------------------------------------------
 
-use mrc_cosim::modules::nscc_window::{event_inputs, NsccModel, NsccPorts, MODULE as NSCC_MODULE};
+use mrc_cosim::modules::nscc_window::{NsccModel, NsccPorts, MODULE as NSCC_MODULE};
 use mrc_model::nscc::{NsccEvent, NsccWindow, WindowInputs, WindowOutputs};
 
 /// Wraps the NSCC window model and keeps its typed outputs, cycle by cycle.
@@ -395,7 +395,7 @@ pub fn nscc_event_inputs(
         let x = WindowInputs {
             inflight: base.inflight,
             next_len: base.next_len,
-            ..event_inputs(e)
+            ..WindowInputs::offering(e)
         };
         loop {
             let c = inputs.len();

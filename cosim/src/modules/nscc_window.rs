@@ -7,8 +7,7 @@ use crate::stepper::Stepper;
 use mrc_config::nscc::NsccFixed;
 use mrc_config::NicConfig;
 use mrc_model::nscc::{
-    NsccEvent, NsccWindow, WindowInputs, WindowOutputs, FIELD_MAX, KIND_ACK, KIND_NACK, KIND_RTO,
-    KIND_TICK,
+    NsccWindow, WindowInputs, WindowOutputs, FIELD_MAX, KIND_ACK, KIND_NACK, KIND_RTO, KIND_TICK,
 };
 use mrc_model::rng::SplitMix64;
 
@@ -162,44 +161,6 @@ impl NsccPorts {
             nx_maxwnd: g(12) as u32,
             nx_base_rtt_ns: g(13) as u32,
         }
-    }
-}
-
-/// The event fields of the inputs that offer `ev` (ev_valid set; rst, inflight, next_len 0).
-pub fn event_inputs(ev: &NsccEvent) -> WindowInputs {
-    let x = WindowInputs {
-        ev_valid: true,
-        now_ns: ev.now(),
-        ..WindowInputs::default()
-    };
-    match *ev {
-        NsccEvent::Ack {
-            bytes,
-            rtt_ns,
-            ecn,
-            penalty,
-            ..
-        } => WindowInputs {
-            ev_kind: KIND_ACK,
-            ev_bytes: bytes,
-            ev_rtt_ns: rtt_ns,
-            ev_ecn: ecn,
-            ev_penalty: penalty,
-            ..x
-        },
-        NsccEvent::Nack { bytes, .. } => WindowInputs {
-            ev_kind: KIND_NACK,
-            ev_bytes: bytes,
-            ..x
-        },
-        NsccEvent::Rto { .. } => WindowInputs {
-            ev_kind: KIND_RTO,
-            ..x
-        },
-        NsccEvent::Tick { .. } => WindowInputs {
-            ev_kind: KIND_TICK,
-            ..x
-        },
     }
 }
 
@@ -639,6 +600,7 @@ fn start_time(rng: &mut SplitMix64, near_wrap: bool) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mrc_model::nscc::NsccEvent;
 
     #[test]
     fn ports_round_trip_at_their_widths() {
@@ -713,7 +675,7 @@ mod tests {
     }
 
     #[test]
-    fn event_inputs_round_trip_through_the_model_decoding() {
+    fn offering_round_trips_through_the_model_decoding() {
         let evs = [
             NsccEvent::Ack {
                 now: 9,
@@ -730,7 +692,7 @@ mod tests {
             NsccEvent::Tick { now: 1 << 31 },
         ];
         for e in evs {
-            let x = event_inputs(&e);
+            let x = WindowInputs::offering(&e);
             assert!(x.ev_valid && !x.rst);
             assert_eq!(x.event(), e);
         }
