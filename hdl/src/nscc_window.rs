@@ -67,7 +67,7 @@ use rust_hdl::widgets::ramrom::rom::ROM;
 const ROM_PARTS: usize = 8;
 /// Bits of one saved context: the algorithm state the reset block names, packed as `l_pack`
 /// lays it out (twelve 32-bit registers from bit 0, base and base + target at 384 and 408,
-/// inc at 432, then incr / trig / epv at 480..482; the literal 483 in `update` is this).
+/// inc at 432, then incr / trig / epv at 480..482).
 const CTX_BITS: usize = 483;
 
 #[derive(LogicBlock)]
@@ -1194,29 +1194,29 @@ impl Logic for NsccWindow {
         // ---- context switch: read the next (switch clock); write the old owner back and load
         // the next (phase 0). The layout is `CTX_BITS`'s; a context never saved loads initial values.
         self.ctx_owner.next = self.owner.q.val();
-        self.l_pack.next = bit_cast::<483, 32>(self.cw.q.val())
-            | (bit_cast::<483, 32>(self.mw.q.val()) << 32)
-            | (bit_cast::<483, 32>(self.avg.q.val()) << 64)
-            | (bit_cast::<483, 32>(self.rcv.q.val()) << 96)
-            | (bit_cast::<483, 32>(self.ach.q.val()) << 128)
-            | (bit_cast::<483, 32>(self.fic.q.val()) << 160)
-            | (bit_cast::<483, 32>(self.qa_end.q.val()) << 192)
-            | (bit_cast::<483, 32>(self.last_dec.q.val()) << 224)
-            | (bit_cast::<483, 32>(self.last_adj.q.val()) << 256)
-            | (bit_cast::<483, 32>(self.c_ev.q.val()) << 288)
-            | (bit_cast::<483, 32>(self.c_md.q.val()) << 320)
-            | (bit_cast::<483, 32>(self.c_qa.q.val()) << 352)
-            | (bit_cast::<483, 24>(self.base.q.val()) << 384)
-            | (bit_cast::<483, 24>(self.tb.q.val()) << 408)
-            | (bit_cast::<483, 48>(self.inc.q.val()) << 432);
+        self.l_pack.next = bit_cast::<CTX_BITS, 32>(self.cw.q.val())
+            | (bit_cast::<CTX_BITS, 32>(self.mw.q.val()) << 32)
+            | (bit_cast::<CTX_BITS, 32>(self.avg.q.val()) << 64)
+            | (bit_cast::<CTX_BITS, 32>(self.rcv.q.val()) << 96)
+            | (bit_cast::<CTX_BITS, 32>(self.ach.q.val()) << 128)
+            | (bit_cast::<CTX_BITS, 32>(self.fic.q.val()) << 160)
+            | (bit_cast::<CTX_BITS, 32>(self.qa_end.q.val()) << 192)
+            | (bit_cast::<CTX_BITS, 32>(self.last_dec.q.val()) << 224)
+            | (bit_cast::<CTX_BITS, 32>(self.last_adj.q.val()) << 256)
+            | (bit_cast::<CTX_BITS, 32>(self.c_ev.q.val()) << 288)
+            | (bit_cast::<CTX_BITS, 32>(self.c_md.q.val()) << 320)
+            | (bit_cast::<CTX_BITS, 32>(self.c_qa.q.val()) << 352)
+            | (bit_cast::<CTX_BITS, 24>(self.base.q.val()) << 384)
+            | (bit_cast::<CTX_BITS, 24>(self.tb.q.val()) << 408)
+            | (bit_cast::<CTX_BITS, 48>(self.inc.q.val()) << 432);
         if self.incr.q.val() {
-            self.l_pack.next = self.l_pack.val() | (bits::<483>(1) << 480);
+            self.l_pack.next = self.l_pack.val() | (bits::<CTX_BITS>(1) << 480);
         }
         if self.trig.q.val() {
-            self.l_pack.next = self.l_pack.val() | (bits::<483>(1) << 481);
+            self.l_pack.next = self.l_pack.val() | (bits::<CTX_BITS>(1) << 481);
         }
         if self.epv.q.val() {
-            self.l_pack.next = self.l_pack.val() | (bits::<483>(1) << 482);
+            self.l_pack.next = self.l_pack.val() | (bits::<CTX_BITS>(1) << 482);
         }
         self.l_rd.next = 0.into();
         for r in 0..self._nram {
