@@ -99,7 +99,8 @@ pub struct MrcCore {
     csr: MrcCsr,
     arb: EvSprayArbiter,
     sb: Vec<SackTxScoreboard>,
-    rx: Vec<SackRxTracker>,
+    /// The receive side of every QP: one pipeline, a context per QP.
+    rx: SackRxTracker,
     /// One NSCC window for every QP (a context per QP, switched by the glue below).
     cc: NsccWindow,
     /// Per QP: its window as of its last event (`nx_*` when that QP owned the window), for
@@ -355,6 +356,8 @@ pub struct MrcCore {
     l_timeout: Signal<Local, Bit>,
     l_op: Signal<Local, Bits<3>>,
     l_ack_f: Signal<Local, Bit>,
+    l_rxq: Signal<Local, Bit>,
+    l_rxm: Signal<Local, Bits<16>>,
     l_oow: Signal<Local, Bits<32>>,
     l_clr1: Signal<Local, Bit>,
     l_clr_qp: Signal<Local, Bits<16>>,
@@ -588,7 +591,7 @@ impl MrcCore {
             csr: MrcCsr::new(cfg),
             arb: EvSprayArbiter::new(cfg),
             sb: (0..q).map(|_| SackTxScoreboard::new(cfg)).collect(),
-            rx: (0..q).map(|_| SackRxTracker::new(cfg)).collect(),
+            rx: SackRxTracker::new(cfg),
             cc: NsccWindow::new(cfg),
             sh_cw: (0..q)
                 .map(|_| DFFWithInit::new(u64::from(nk.init_cwnd).to_bits()))
@@ -805,6 +808,8 @@ impl MrcCore {
             l_timeout: Default::default(),
             l_op: Default::default(),
             l_ack_f: Default::default(),
+            l_rxq: Default::default(),
+            l_rxm: Default::default(),
             l_oow: Default::default(),
             l_clr1: Default::default(),
             l_clr_qp: Default::default(),
@@ -1242,44 +1247,56 @@ impl Logic for MrcCore {
                 self.sb[i].rtx_ooo_threshold.next = self.csr.rw[j].val().get_bits::<10>(0);
             }
             self.una[i].next = self.sb[i].una.val();
+        }
 
-            self.rx[i].clock.next = self.clock.val();
-            self.rx[i].rst.next = self.rst.val() | self.rst_q[i].q.val();
-            self.rx[i].init_psn.next = self.l_init_psn.val();
-            self.rx[i].pkt_valid.next = self.rs_valid.q.val()
-                & (self.rs_kind.q.val() == 1)
-                & (self.rs_qp.q.val() == self.qi8[i].val());
-            self.rx[i].pkt_psn.next = self.rs_psn.q.val();
-            self.rx[i].pkt_len.next = self.rs_len.q.val();
-            self.rx[i].pkt_ecn.next = self.rs_ecn.q.val();
-            self.rx[i].pkt_trimmed.next = self.rs_trimmed.q.val();
-            self.rx[i].pkt_lasthop.next = self.rs_lasthop.q.val();
-            self.rx[i].pkt_ackreq.next = self.rs_ackreq.q.val();
-            self.rx[i].pkt_ev.next = self.rs_ev.q.val();
-            self.rx[i].mpr.next = 0.into();
-            self.rx[i].ack_bytes.next = 0.into();
-            for j in self._rw[2]..self._rw_e[2] {
-                self.rx[i].mpr.next = self.csr.rw[j].val().get_bits::<8>(0);
+        // ---- the receive tracker: one for every QP (its contexts) ----------------------------
+        self.l_rxq.next = false;
+        self.l_rxm.next = 0.into();
+        for i in 0..self._q {
+            if self.rs_qp.q.val() == self.qi8[i].val() {
+                self.l_rxq.next = true;
             }
-            for j in self._rw[7]..self._rw_e[7] {
-                self.rx[i].ack_bytes.next = self.csr.rw[j].val().get_bits::<24>(0);
+            if self.rst_q[i].q.val() {
+                self.l_rxm.next = self.l_rxm.val() | self.qbit16[i].val();
             }
-            self.l_oow.next = self.l_oow.val() + self.rx[i].cnt_out_of_window.val();
-            // The ACK path: the lowest QP with a response this clock.
-            if (self.rx[i].sack_valid.val() | self.rx[i].nack_valid.val()) & !self.l_ack_f.val() {
-                self.l_ack_f.next = true;
-                self.o_ack_valid.d.next = true;
-                self.o_ack_qp.d.next = self.qi8[i].val();
-                self.o_ack_nack.d.next = self.rx[i].nack_valid.val();
-                self.o_ack_cack.d.next = self.rx[i].cack_out.val();
-                self.o_ack_offset.d.next = self.rx[i].sack_offset.val();
-                self.o_ack_bitmap.d.next = self.rx[i].sack_bitmap.val();
-                self.o_ack_m.d.next = self.rx[i].sack_m.val();
-                self.o_ack_ev.d.next = self.rx[i].rsp_ev.val();
-                self.o_ack_rcvd.d.next = self.rx[i].rcvd_bytes.val();
-                self.o_ack_reason.d.next = self.rx[i].nack_reason.val();
-                self.o_ack_psn.d.next = self.rx[i].nack_psn.val();
-            }
+        }
+        self.rx.clock.next = self.clock.val();
+        self.rx.rst.next = self.rst.val();
+        self.rx.qp_rst.next = self.l_rxm.val();
+        self.rx.init_psn.next = self.l_init_psn.val();
+        self.rx.pkt_valid.next =
+            self.rs_valid.q.val() & (self.rs_kind.q.val() == 1) & self.l_rxq.val();
+        self.rx.pkt_qp.next = bit_cast::<4, 8>(self.rs_qp.q.val());
+        self.rx.pkt_psn.next = self.rs_psn.q.val();
+        self.rx.pkt_len.next = self.rs_len.q.val();
+        self.rx.pkt_ecn.next = self.rs_ecn.q.val();
+        self.rx.pkt_trimmed.next = self.rs_trimmed.q.val();
+        self.rx.pkt_lasthop.next = self.rs_lasthop.q.val();
+        self.rx.pkt_ackreq.next = self.rs_ackreq.q.val();
+        self.rx.pkt_ev.next = self.rs_ev.q.val();
+        self.rx.mpr.next = 0.into();
+        self.rx.ack_bytes.next = 0.into();
+        for j in self._rw[2]..self._rw_e[2] {
+            self.rx.mpr.next = self.csr.rw[j].val().get_bits::<8>(0);
+        }
+        for j in self._rw[7]..self._rw_e[7] {
+            self.rx.ack_bytes.next = self.csr.rw[j].val().get_bits::<24>(0);
+        }
+        self.l_oow.next = self.rx.cnt_out_of_window.val();
+        // The ACK path: the tracker's response, tagged with its QP.
+        if self.rx.sack_valid.val() | self.rx.nack_valid.val() {
+            self.l_ack_f.next = true;
+            self.o_ack_valid.d.next = true;
+            self.o_ack_qp.d.next = bit_cast::<8, 4>(self.rx.rsp_qp.val());
+            self.o_ack_nack.d.next = self.rx.nack_valid.val();
+            self.o_ack_cack.d.next = self.rx.cack_out.val();
+            self.o_ack_offset.d.next = self.rx.sack_offset.val();
+            self.o_ack_bitmap.d.next = self.rx.sack_bitmap.val();
+            self.o_ack_m.d.next = self.rx.sack_m.val();
+            self.o_ack_ev.d.next = self.rx.rsp_ev.val();
+            self.o_ack_rcvd.d.next = self.rx.rcvd_bytes.val();
+            self.o_ack_reason.d.next = self.rx.nack_reason.val();
+            self.o_ack_psn.d.next = self.rx.nack_psn.val();
         }
 
         // ---- RTT sample of a SACK; the SACK -> acked_bytes line --------------------------

@@ -97,6 +97,10 @@ pub struct SackRxTracker {
     pub mpr: Signal<In, Bits<8>>,
     /// Coalescing threshold, bytes.
     pub ack_bytes: Signal<In, Bits<24>>,
+    /// The packet's receive context (QP), 0..qps; a packet for another is dropped.
+    pub pkt_qp: Signal<In, Bits<4>>,
+    /// Per-context synchronous reset (bit q: context q), as `rst` does for all of them.
+    pub qp_rst: Signal<In, Bits<16>>,
 
     pub sack_valid: Signal<Out, Bit>,
     pub nack_valid: Signal<Out, Bit>,
@@ -118,6 +122,8 @@ pub struct SackRxTracker {
     pub cnt_duplicate: Signal<Out, Bits<32>>,
     pub cnt_out_of_window: Signal<Out, Bits<32>>,
     pub cnt_trimmed: Signal<Out, Bits<32>>,
+    /// The context of the response on `sack_valid` / `nack_valid` (0 without one).
+    pub rsp_qp: Signal<Out, Bits<4>>,
 
     // Elaboration constants.
     wmask: Constant<Bits<24>>,
@@ -126,6 +132,23 @@ pub struct SackRxTracker {
     grp: Vec<Constant<Bits<6>>>,
     byt: Vec<Constant<Bits<7>>>,
     sh3: Vec<Constant<Bits<3>>>,
+    /// Context numbers 0..qps.
+    qid: Vec<Constant<Bits<4>>>,
+    /// 1 with one context (its selects are then constant), else 0.
+    one_ctx: Constant<Bits<16>>,
+    /// 0xF with more than one context, else 0 (the context tags fold away).
+    tag_mask: Constant<Bits<4>>,
+    // Each pipeline stage's context: one-hot (`*_qh`) for the selects, binary for `rsp_qp`.
+    i_qh: Vec<DFF<Bit>>,
+    c_qh: Vec<DFF<Bit>>,
+    r_qh: Vec<DFF<Bit>>,
+    b_qh: Vec<DFF<Bit>>,
+    i_qp: DFF<Bits<4>>,
+    c_qp: DFF<Bits<4>>,
+    r_qp: DFF<Bits<4>>,
+    b_qp: DFF<Bits<4>>,
+    e_qp: DFF<Bits<4>>,
+    o_qp: DFF<Bits<4>>,
 
     // I
     i_v: DFF<Bit>,
@@ -162,25 +185,25 @@ pub struct SackRxTracker {
     bits: Vec<DFF<Bit>>,
     ptr: Vec<DFF<Bit>>,
     cptr: Vec<DFF<Bit>>,
-    mask: DFF<Bits<8>>,
-    cur: DFF<Bits<8>>,
-    clr_q: DFF<Bits<8>>,
-    clr_q2: DFF<Bits<8>>,
+    mask: Vec<DFF<Bits<8>>>,
+    cur: Vec<DFF<Bits<8>>>,
+    clr_q: Vec<DFF<Bits<8>>>,
+    clr_q2: Vec<DFF<Bits<8>>>,
     cptr2: Vec<DFF<Bit>>,
-    ncl_q: DFF<Bits<4>>,
-    nclm1_q: DFF<Bits<15>>,
-    cack: DFF<Bits<24>>,
-    cack_p1: DFF<Bits<24>>,
-    hi_edge: DFF<Bits<24>>,
+    ncl_q: Vec<DFF<Bits<4>>>,
+    nclm1_q: Vec<DFF<Bits<15>>>,
+    cack: Vec<DFF<Bits<24>>>,
+    cack_p1: Vec<DFF<Bits<24>>>,
+    hi_edge: Vec<DFF<Bits<24>>>,
     lim_q: DFF<Bits<16>>,
-    ooo: DFF<Bits<15>>,
-    bytes: DFF<Bits<32>>,
-    remaining: DFF<Bits<24>>,
-    first: DFF<Bit>,
-    cnt_acc: DFF<Bits<32>>,
-    cnt_dup: DFF<Bits<32>>,
-    cnt_oow: DFF<Bits<32>>,
-    cnt_trim: DFF<Bits<32>>,
+    ooo: Vec<DFF<Bits<15>>>,
+    bytes: Vec<DFF<Bits<32>>>,
+    remaining: Vec<DFF<Bits<24>>>,
+    first: Vec<DFF<Bit>>,
+    cnt_acc: Vec<DFF<Bits<32>>>,
+    cnt_dup: Vec<DFF<Bits<32>>>,
+    cnt_oow: Vec<DFF<Bits<32>>>,
+    cnt_trim: Vec<DFF<Bits<32>>>,
     // R
     r_sack: DFF<Bit>,
     r_nack: DFF<Bit>,
@@ -294,11 +317,43 @@ pub struct SackRxTracker {
     fk: Vec<Constant<Bits<6>>>,
     fth: Signal<Local, Bits<64>>,
     fbig_mask: Constant<Bits<24>>,
+    // The stage contexts as masks (bit q: context q) and what is selected by them.
+    hv: Signal<Local, Bits<16>>,
+    psel: Signal<Local, Bits<16>>,
+    pselg: Signal<Local, Bits<16>>,
+    isel: Signal<Local, Bits<16>>,
+    csel: Signal<Local, Bits<16>>,
+    rsel: Signal<Local, Bits<16>>,
+    bsel: Signal<Local, Bits<16>>,
+    k_p: Signal<Local, Bit>,
+    k_i: Signal<Local, Bit>,
+    k_c: Signal<Local, Bit>,
+    k_r: Signal<Local, Bit>,
+    k_b: Signal<Local, Bit>,
+    k_e: Signal<Local, Bit>,
+    qrst: Signal<Local, Bit>,
+    s_cp1: Signal<Local, Bits<24>>,
+    s_hi: Signal<Local, Bits<24>>,
+    s_rem: Signal<Local, Bits<24>>,
+    s_first: Signal<Local, Bit>,
+    s_bytes: Signal<Local, Bits<32>>,
+    s_cn: Signal<Local, Bits<24>>,
+    s_cp1n: Signal<Local, Bits<24>>,
+    s_ooon: Signal<Local, Bits<15>>,
+    s_cb: Signal<Local, Bits<24>>,
 
     _w: usize,
     _nb: usize,
     _nb_end: usize,
     _groups: usize,
+    _nq: usize,
+    /// Where stage E reads the bitmap: context 0's bits with one context, else the mirror
+    /// (`bits[nq * W..]`), a one-iteration loop from `_eoff` to `_eoff_end`.
+    _eoff: usize,
+    _eoff_end: usize,
+    /// The mirror's loop: one iteration with more than one context, none with one.
+    _mir: usize,
+    _mir_end: usize,
 }
 
 fn dffs<T: Synth>(n: usize) -> Vec<DFF<T>> {
@@ -311,6 +366,9 @@ impl SackRxTracker {
         let w = cfg.sack_window_bits as usize;
         let nb = w / 8;
         let groups = w / 16;
+        let nq = cfg.qps.clamp(1, 16) as usize;
+        let multi = nq > 1;
+        let eoff = if multi { nq * w } else { 0 };
         Self {
             clock: Default::default(),
             rst: Default::default(),
@@ -341,6 +399,45 @@ impl SackRxTracker {
             cnt_duplicate: Default::default(),
             cnt_out_of_window: Default::default(),
             cnt_trimmed: Default::default(),
+            pkt_qp: Default::default(),
+            qp_rst: Default::default(),
+            rsp_qp: Default::default(),
+            qid: (0..nq as u64).map(|q| Constant::new(q.into())).collect(),
+            one_ctx: Constant::new(u64::from(!multi).into()),
+            tag_mask: Constant::new((if multi { 0xFu64 } else { 0 }).into()),
+            i_qh: dffs(nq),
+            c_qh: dffs(nq),
+            r_qh: dffs(nq),
+            b_qh: dffs(nq),
+            i_qp: Default::default(),
+            c_qp: Default::default(),
+            r_qp: Default::default(),
+            b_qp: Default::default(),
+            e_qp: Default::default(),
+            o_qp: Default::default(),
+            hv: Default::default(),
+            psel: Default::default(),
+            pselg: Default::default(),
+            isel: Default::default(),
+            csel: Default::default(),
+            rsel: Default::default(),
+            bsel: Default::default(),
+            k_p: Default::default(),
+            k_i: Default::default(),
+            k_c: Default::default(),
+            k_r: Default::default(),
+            k_b: Default::default(),
+            k_e: Default::default(),
+            qrst: Default::default(),
+            s_cp1: Default::default(),
+            s_hi: Default::default(),
+            s_rem: Default::default(),
+            s_first: Default::default(),
+            s_bytes: Default::default(),
+            s_cn: Default::default(),
+            s_cp1n: Default::default(),
+            s_ooon: Default::default(),
+            s_cb: Default::default(),
             wmask: Constant::new((w as u64 - 1).into()),
             wlim: Constant::new((w as u64).into()),
             nib: (0..16u64).map(|j| Constant::new(j.into())).collect(),
@@ -377,28 +474,28 @@ impl SackRxTracker {
             c_hihot: dffs(groups),
             c_bhot: dffs(nb),
             c_lo8: dffs(8),
-            bits: dffs(w),
-            ptr: dffs(nb),
-            cptr: dffs(nb),
-            mask: Default::default(),
-            cur: Default::default(),
-            clr_q: Default::default(),
-            clr_q2: Default::default(),
-            cptr2: dffs(nb),
-            ncl_q: Default::default(),
-            nclm1_q: Default::default(),
-            cack: Default::default(),
-            cack_p1: Default::default(),
-            hi_edge: Default::default(),
+            bits: dffs(nq * w + if multi { w } else { 0 }),
+            ptr: dffs(nq * nb),
+            cptr: dffs(nq * nb),
+            mask: dffs(nq),
+            cur: dffs(nq),
+            clr_q: dffs(nq),
+            clr_q2: dffs(nq),
+            cptr2: dffs(nq * nb),
+            ncl_q: dffs(nq),
+            nclm1_q: dffs(nq),
+            cack: dffs(nq),
+            cack_p1: dffs(nq),
+            hi_edge: dffs(nq),
             lim_q: Default::default(),
-            ooo: Default::default(),
-            bytes: Default::default(),
-            remaining: Default::default(),
-            first: Default::default(),
-            cnt_acc: Default::default(),
-            cnt_dup: Default::default(),
-            cnt_oow: Default::default(),
-            cnt_trim: Default::default(),
+            ooo: dffs(nq),
+            bytes: dffs(nq),
+            remaining: dffs(nq),
+            first: dffs(nq),
+            cnt_acc: dffs(nq),
+            cnt_dup: dffs(nq),
+            cnt_oow: dffs(nq),
+            cnt_trim: dffs(nq),
             r_sack: Default::default(),
             r_nack: Default::default(),
             r_reason: Default::default(),
@@ -509,6 +606,11 @@ impl SackRxTracker {
             _nb: nb,
             _nb_end: nb + 1,
             _groups: groups,
+            _nq: nq,
+            _eoff: eoff,
+            _eoff_end: eoff + 1,
+            _mir: eoff,
+            _mir_end: if multi { eoff + 1 } else { eoff },
         }
     }
 }
@@ -518,17 +620,116 @@ impl Logic for SackRxTracker {
     fn update(&mut self) {
         dff_setup!(
             self, clock, i_v, i_psn, i_len, i_ecn, i_trim, i_lh, i_ackreq, i_ev, i_same, c_new,
-            c_dup, c_oow, c_trim, c_inwin, c_psn, c_len, c_ecn, c_lh, c_ackreq, c_ev, mask, clr_q,
-            clr_q2, ncl_q, nclm1_q, cur, cack, cack_p1, hi_edge, lim_q, ooo, bytes, remaining,
-            first, cnt_acc, cnt_dup, cnt_oow, cnt_trim, r_sack, r_nack, r_reason, r_psn, r_pm63,
-            r_ev, r_m, r_inwin, r_cack, r_cack1, r_ooo, r_bytes, b_sack, b_nack, b_reason, b_psn,
-            b_ev, b_m, b_cack, b_ooo, b_bytes, b_off, b_base, e_fneg, e_fbig, e_flo, e_sack,
-            e_nack, e_reason, e_psn, e_ev, e_m, e_cack, e_ooo, e_bytes, e_off, o_sack, o_nack,
-            o_cack, o_off, o_bm, o_m, o_ev, o_ooo, o_bytes, o_reason, o_npsn
+            c_dup, c_oow, c_trim, c_inwin, c_psn, c_len, c_ecn, c_lh, c_ackreq, c_ev, lim_q,
+            r_sack, r_nack, r_reason, r_psn, r_pm63, r_ev, r_m, r_inwin, r_cack, r_cack1, r_ooo,
+            r_bytes, b_sack, b_nack, b_reason, b_psn, b_ev, b_m, b_cack, b_ooo, b_bytes, b_off,
+            b_base, e_fneg, e_fbig, e_flo, e_sack, e_nack, e_reason, e_psn, e_ev, e_m, e_cack,
+            e_ooo, e_bytes, e_off, o_sack, o_nack, o_cack, o_off, o_bm, o_m, o_ev, o_ooo, o_bytes,
+            o_reason, o_npsn, i_qp, c_qp, r_qp, b_qp, e_qp, o_qp
         );
+        // Each context's own registers hold unless written below.
+        for q in 0..self._nq {
+            self.mask[q].clock.next = self.clock.val();
+            self.cur[q].clock.next = self.clock.val();
+            self.clr_q[q].clock.next = self.clock.val();
+            self.clr_q2[q].clock.next = self.clock.val();
+            self.ncl_q[q].clock.next = self.clock.val();
+            self.nclm1_q[q].clock.next = self.clock.val();
+            self.cack[q].clock.next = self.clock.val();
+            self.cack_p1[q].clock.next = self.clock.val();
+            self.hi_edge[q].clock.next = self.clock.val();
+            self.ooo[q].clock.next = self.clock.val();
+            self.bytes[q].clock.next = self.clock.val();
+            self.remaining[q].clock.next = self.clock.val();
+            self.first[q].clock.next = self.clock.val();
+            self.cnt_acc[q].clock.next = self.clock.val();
+            self.cnt_dup[q].clock.next = self.clock.val();
+            self.cnt_oow[q].clock.next = self.clock.val();
+            self.cnt_trim[q].clock.next = self.clock.val();
+            self.mask[q].d.next = self.mask[q].q.val();
+            self.cur[q].d.next = self.cur[q].q.val();
+            self.clr_q[q].d.next = self.clr_q[q].q.val();
+            self.clr_q2[q].d.next = self.clr_q2[q].q.val();
+            self.ncl_q[q].d.next = self.ncl_q[q].q.val();
+            self.nclm1_q[q].d.next = self.nclm1_q[q].q.val();
+            self.cack[q].d.next = self.cack[q].q.val();
+            self.cack_p1[q].d.next = self.cack_p1[q].q.val();
+            self.hi_edge[q].d.next = self.hi_edge[q].q.val();
+            self.ooo[q].d.next = self.ooo[q].q.val();
+            self.bytes[q].d.next = self.bytes[q].q.val();
+            self.remaining[q].d.next = self.remaining[q].q.val();
+            self.first[q].d.next = self.first[q].q.val();
+            self.cnt_acc[q].d.next = self.cnt_acc[q].q.val();
+            self.cnt_dup[q].d.next = self.cnt_dup[q].q.val();
+            self.cnt_oow[q].d.next = self.cnt_oow[q].q.val();
+            self.cnt_trim[q].d.next = self.cnt_trim[q].q.val();
+        }
+
+        // ---- contexts: which one each stage holds ----------------------------------------
+        // With one context every select below is the constant 1 (`one_ctx`) and folds away;
+        // only the port's check remains (a packet for context != 0 is dropped).
+        self.psel.next = bits::<16>(0);
+        for q in 0..self._nq {
+            self.psel.next = self
+                .psel
+                .val()
+                .replace_bit(q, self.pkt_qp.val() == self.qid[q].val());
+        }
+        self.pselg.next = self.psel.val() | self.one_ctx.val();
+        self.hv.next = bits::<16>(0);
+        for q in 0..self._nq {
+            self.hv.next = self.hv.val().replace_bit(q, self.i_qh[q].q.val());
+        }
+        self.isel.next = self.hv.val() | self.one_ctx.val();
+        self.hv.next = bits::<16>(0);
+        for q in 0..self._nq {
+            self.hv.next = self.hv.val().replace_bit(q, self.c_qh[q].q.val());
+        }
+        self.csel.next = self.hv.val() | self.one_ctx.val();
+        self.hv.next = bits::<16>(0);
+        for q in 0..self._nq {
+            self.hv.next = self.hv.val().replace_bit(q, self.r_qh[q].q.val());
+        }
+        self.rsel.next = self.hv.val() | self.one_ctx.val();
+        self.hv.next = bits::<16>(0);
+        for q in 0..self._nq {
+            self.hv.next = self.hv.val().replace_bit(q, self.b_qh[q].q.val());
+        }
+        self.bsel.next = self.hv.val() | self.one_ctx.val();
+        for q in 0..self._nq {
+            self.i_qh[q].clock.next = self.clock.val();
+            self.c_qh[q].clock.next = self.clock.val();
+            self.r_qh[q].clock.next = self.clock.val();
+            self.b_qh[q].clock.next = self.clock.val();
+            self.i_qh[q].d.next = self.psel.val().get_bit(q);
+            self.c_qh[q].d.next = self.i_qh[q].q.val();
+            self.r_qh[q].d.next = self.c_qh[q].q.val();
+            self.b_qh[q].d.next = self.r_qh[q].q.val();
+        }
+        self.i_qp.d.next = self.pkt_qp.val() & self.tag_mask.val();
+        self.c_qp.d.next = self.i_qp.q.val();
+        self.r_qp.d.next = self.c_qp.q.val();
+        self.b_qp.d.next = self.r_qp.q.val();
+        self.e_qp.d.next = self.b_qp.q.val();
+        // A context's reset drops its packets wherever they are in the pipeline (as `rst`
+        // empties the whole pipeline): k_x for the packet entering the stage after x.
+        self.k_p.next = self.rst.val() | ((self.qp_rst.val() & self.pselg.val()) != 0);
+        self.k_i.next = self.rst.val() | ((self.qp_rst.val() & self.isel.val()) != 0);
+        self.k_c.next = self.rst.val() | ((self.qp_rst.val() & self.csel.val()) != 0);
+        self.k_r.next = self.rst.val() | ((self.qp_rst.val() & self.rsel.val()) != 0);
+        self.k_b.next = self.rst.val() | ((self.qp_rst.val() & self.bsel.val()) != 0);
+        self.hv.next = bits::<16>(0);
+        for q in 0..self._nq {
+            self.hv.next = self
+                .hv
+                .val()
+                .replace_bit(q, self.e_qp.q.val() == self.qid[q].val());
+        }
+        self.k_e.next =
+            self.rst.val() | ((self.qp_rst.val() & (self.hv.val() | self.one_ctx.val())) != 0);
 
         // ---- I: input registers, slot pre-decoded one-hot --------------------------------
-        self.i_v.d.next = self.pkt_valid.val();
+        self.i_v.d.next = self.pkt_valid.val() & (self.psel.val() != 0);
         self.i_psn.d.next = self.pkt_psn.val();
         self.i_len.d.next = self.pkt_len.val();
         self.i_ecn.d.next = self.pkt_ecn.val();
@@ -536,8 +737,10 @@ impl Logic for SackRxTracker {
         self.i_lh.d.next = self.pkt_lasthop.val();
         self.i_ackreq.d.next = self.pkt_ackreq.val();
         self.i_ev.d.next = self.pkt_ev.val();
-        self.i_same.d.next =
-            self.pkt_valid.val() & self.i_v.q.val() & (self.pkt_psn.val() == self.i_psn.q.val());
+        self.i_same.d.next = self.pkt_valid.val()
+            & self.i_v.q.val()
+            & (self.pkt_psn.val() == self.i_psn.q.val())
+            & ((self.pselg.val() & self.isel.val()) != 0);
         self.islot.next = self.pkt_psn.val() & self.wmask.val();
         for j in 0..16 {
             self.i_lohot[j].clock.next = self.clock.val();
@@ -573,24 +776,41 @@ impl Logic for SackRxTracker {
         // the only PSN C could still find in such a slot is the next lap, q + W. In C, hi_edge
         // is still the one from before this edge (it is registered a cycle late from cack_p1),
         // so it is at most q + lim <= q + W, and C classifies q + W out of window whatever it reads.
-        for h in 0..2 {
-            for j in 0..8 {
-                self.i_row[h * 8 + j].clock.next = self.clock.val();
-                self.t.next = false;
-                for g in 0..self._groups {
-                    self.bnx.next = self.bits[g * 16 + h * 8 + j].q.val()
-                        | (self.c_new.q.val()
-                            & self.c_hihot[g].q.val()
-                            & self.c_lohot[h * 8 + j].q.val());
-                    self.t.next = self.t.val() | (self.hsel.val().get_bit(g) & self.bnx.val());
+        // Both the read and the fold-in are of the packet's own context.
+        for n in self._nb..self._nb_end {
+            for h in 0..2 {
+                for j in 0..8 {
+                    self.i_row[h * 8 + j].clock.next = self.clock.val();
+                    self.t.next = false;
+                    for q in 0..self._nq {
+                        for g in 0..self._groups {
+                            self.bnx.next = self.bits[q * n * 8 + g * 16 + h * 8 + j].q.val()
+                                | (self.c_new.q.val()
+                                    & self.csel.val().get_bit(q)
+                                    & self.c_hihot[g].q.val()
+                                    & self.c_lohot[h * 8 + j].q.val());
+                            self.t.next = self.t.val()
+                                | (self.pselg.val().get_bit(q)
+                                    & self.hsel.val().get_bit(g)
+                                    & self.bnx.val());
+                        }
+                    }
+                    self.i_row[h * 8 + j].d.next = self.t.val() & !self.rst.val();
                 }
-                self.i_row[h * 8 + j].d.next = self.t.val() & !self.rst.val();
             }
         }
 
-        // ---- C: classify -------------------------------------------------------------------
-        self.lo_d.next = self.i_psn.q.val() - self.cack_p1.q.val();
-        self.hi_d.next = self.i_psn.q.val() - self.hi_edge.q.val();
+        // ---- C: classify against the packet's context ---------------------------------------
+        self.s_cp1.next = self.cack_p1[0].q.val();
+        self.s_hi.next = self.hi_edge[0].q.val();
+        for q in 1..self._nq {
+            if self.isel.val().get_bit(q) {
+                self.s_cp1.next = self.cack_p1[q].q.val();
+                self.s_hi.next = self.hi_edge[q].q.val();
+            }
+        }
+        self.lo_d.next = self.i_psn.q.val() - self.s_cp1.val();
+        self.hi_d.next = self.i_psn.q.val() - self.s_hi.val();
         // Compared whole (not `get_bit(23)`) so the linter sees every bit used; same logic.
         self.lo_ok.next = self.lo_d.val() < bits::<24>(0x80_0000);
         self.hi_ok.next = self.hi_d.val() >= bits::<24>(0x80_0000);
@@ -614,139 +834,16 @@ impl Logic for SackRxTracker {
         self.c_ackreq.d.next = self.i_ackreq.q.val();
         self.c_ev.d.next = self.i_ev.q.val();
 
-        // ---- advance loop: one byte per clock ----------------------------------------------
+        // ---- advance loop of each context: one byte per clock ------------------------------
         // The head byte is a register, `cur`: (cur | mask) always equals (bits[ptr byte] | mask),
         // so the loop is cur -> prefix-AND -> full -> ptr/cur select. Its next value, for both
         // outcomes, is read from the bitmap as it will be after this edge (this edge's NEW set
         // included; this edge's clear only touches bits already in `mask`, or an older byte):
         // hb = byte ptr, nb1 = byte ptr + 1.
-        self.hb.next = bits::<8>(0);
-        self.nb1.next = bits::<8>(0);
-        self.mt0.next = false;
-        self.mt1.next = false;
-        for n in self._nb..self._nb_end {
-            for j in 0..8 {
-                self.t.next = false;
-                self.t2.next = false;
-                for b in 0..self._nb {
-                    self.t.next =
-                        self.t.val() | (self.ptr[b].q.val() & self.bits[b * 8 + j].q.val());
-                    self.t2.next = self.t2.val()
-                        | (self.ptr[b].q.val() & self.bits[((b + 1) % n) * 8 + j].q.val());
-                }
-                self.hb.next = self.hb.val().replace_bit(j, self.t.val());
-                self.nb1.next = self.nb1.val().replace_bit(j, self.t2.val());
-            }
-            // The NEW packet's bit, when it lands in byte ptr or ptr + 1 (byte one-hot c_bhot).
-            for b in 0..self._nb {
-                self.mt0.next = self.mt0.val() | (self.ptr[b].q.val() & self.c_bhot[b].q.val());
-                self.mt1.next =
-                    self.mt1.val() | (self.ptr[b].q.val() & self.c_bhot[(b + 1) % n].q.val());
-            }
-        }
         self.sv.next = bits::<8>(0);
         for j in 0..8 {
             self.sv.next = self.sv.val().replace_bit(j, self.c_lo8[j].q.val());
         }
-        if self.c_new.q.val() & self.mt0.val() {
-            self.hb.next = self.hb.val() | self.sv.val();
-        }
-        if self.c_new.q.val() & self.mt1.val() {
-            self.nb1.next = self.nb1.val() | self.sv.val();
-        }
-        self.m8.next = self.cur.q.val() | self.mask.q.val();
-        self.p8.next = bits::<8>(0);
-        self.run.next = true;
-        for j in 0..8 {
-            self.run.next = self.run.val() & self.m8.val().get_bit(j);
-            self.p8.next = self.p8.val().replace_bit(j, self.run.val());
-        }
-        self.full.next = self.p8.val().get_bit(7);
-        self.clr_q.d.next = self.p8.val() & !self.mask.q.val();
-        if self.full.val() {
-            self.mask.d.next = bits::<8>(0);
-            self.cur.d.next = self.nb1.val();
-        } else {
-            self.mask.d.next = self.p8.val();
-            self.cur.d.next = self.hb.val();
-        }
-        // `n` is a one-iteration loop whose variable is W/8, so index arithmetic can wrap.
-        for n in self._nb..self._nb_end {
-            for b in 0..self._nb {
-                self.ptr[b].clock.next = self.clock.val();
-                self.cptr[b].clock.next = self.clock.val();
-                self.cptr[b].d.next = self.ptr[b].q.val();
-                self.cptr2[b].clock.next = self.clock.val();
-                self.cptr2[b].d.next = self.cptr[b].q.val();
-                if self.full.val() {
-                    self.ptr[b].d.next = self.ptr[(b + n - 1) % n].q.val();
-                } else {
-                    self.ptr[b].d.next = self.ptr[b].q.val();
-                }
-            }
-        }
-
-        // ---- R: commit -------------------------------------------------------------------
-        // popcount(clr_q) and popcount - 1, written out as half/full adders on bits: as a
-        // chain of `+ 1` (or a `- 1` after it) Yosys builds carry chains in series, and that
-        // was one of this module's critical paths.
-        self.pu.next = self.clr_q.q.val();
-        self.pn.next = bits::<6>(0);
-        for h in 0..2 {
-            // a nibble's count, two pair sums added
-            self.px0.next = self.pu.val().get_bit(4 * h) ^ self.pu.val().get_bit(4 * h + 1);
-            self.px1.next = self.pu.val().get_bit(4 * h) & self.pu.val().get_bit(4 * h + 1);
-            self.py0.next = self.pu.val().get_bit(4 * h + 2) ^ self.pu.val().get_bit(4 * h + 3);
-            self.py1.next = self.pu.val().get_bit(4 * h + 2) & self.pu.val().get_bit(4 * h + 3);
-            self.pk.next = self.px0.val() & self.py0.val();
-            self.pn.next = self
-                .pn
-                .val()
-                .replace_bit(3 * h, self.px0.val() ^ self.py0.val());
-            self.pn.next = self
-                .pn
-                .val()
-                .replace_bit(3 * h + 1, self.px1.val() ^ self.py1.val() ^ self.pk.val());
-            self.pn.next = self.pn.val().replace_bit(
-                3 * h + 2,
-                (self.px1.val() & self.py1.val())
-                    | (self.pk.val() & (self.px1.val() ^ self.py1.val())),
-            );
-        }
-        // the two nibble counts (pn[2:0], pn[5:3]) added
-        self.ncl.next = bits::<4>(0);
-        self.pk.next = false;
-        for j in 0..3 {
-            self.ncl.next = self.ncl.val().replace_bit(
-                j,
-                self.pn.val().get_bit(j) ^ self.pn.val().get_bit(j + 3) ^ self.pk.val(),
-            );
-            self.pk.next = (self.pn.val().get_bit(j) & self.pn.val().get_bit(j + 3))
-                | (self.pk.val() & (self.pn.val().get_bit(j) ^ self.pn.val().get_bit(j + 3)));
-        }
-        self.ncl.next = self.ncl.val().replace_bit(3, self.pk.val());
-        // ncl - 1 over 15 bits: a borrow ripples up from bit 0
-        self.nclm1.next = bits::<15>(0);
-        self.pk.next = true;
-        for j in 0..4 {
-            self.nclm1.next = self
-                .nclm1
-                .val()
-                .replace_bit(j, self.ncl.val().get_bit(j) ^ self.pk.val());
-            self.pk.next = self.pk.val() & !self.ncl.val().get_bit(j);
-        }
-        for j in 4..15 {
-            self.nclm1.next = self.nclm1.val().replace_bit(j, self.pk.val());
-        }
-        // Counted one stage after the loop (ncl_q), applied with the clear one edge later.
-        self.ncl_q.d.next = self.ncl.val();
-        self.nclm1_q.d.next = self.nclm1.val();
-        self.clr_q2.d.next = self.clr_q.q.val();
-        self.cack_n.next = self.cack.q.val() + bit_cast::<24, 4>(self.ncl_q.q.val());
-        self.cack_p1_n.next = self.cack_p1.q.val() + bit_cast::<24, 4>(self.ncl_q.q.val());
-        self.cack.d.next = self.cack_n.val();
-        self.cack_p1.d.next = self.cack_p1_n.val();
-        self.hi_edge.d.next = self.cack_p1.q.val() + bit_cast::<24, 16>(self.lim_q.q.val());
         self.lim_raw.next = (bit_cast::<16, 8>(self.mpr.val()) << 7) - 1;
         if self.mpr.val() == 0 {
             self.lim_q.d.next = bits::<16>(0);
@@ -755,37 +852,197 @@ impl Logic for SackRxTracker {
         } else {
             self.lim_q.d.next = self.wlim.val();
         }
-        // ooo + new - ncl as one subtraction: ncl - 1 is registered beside ncl.
-        if self.c_new.q.val() {
-            self.ooo_n.next = self.ooo.q.val() - self.nclm1_q.q.val();
-        } else {
-            self.ooo_n.next = self.ooo.q.val() - bit_cast::<15, 4>(self.ncl_q.q.val());
+        // The packet in C commits to its context at this edge (NEW: its bit, and below).
+        self.s_rem.next = self.remaining[0].q.val();
+        self.s_first.next = self.first[0].q.val();
+        self.s_bytes.next = self.bytes[0].q.val();
+        for q in 1..self._nq {
+            if self.csel.val().get_bit(q) {
+                self.s_rem.next = self.remaining[q].q.val();
+                self.s_first.next = self.first[q].q.val();
+                self.s_bytes.next = self.bytes[q].q.val();
+            }
         }
-        self.ooo.d.next = self.ooo_n.val();
-        if self.c_new.q.val() {
-            self.bytes_n.next = self.bytes.q.val() + bit_cast::<32, 16>(self.c_len.q.val());
-        } else {
-            self.bytes_n.next = self.bytes.q.val();
+        self.s_cn.next = bits::<24>(0);
+        self.s_cp1n.next = bits::<24>(0);
+        self.s_ooon.next = bits::<15>(0);
+        for n in self._nb..self._nb_end {
+            for q in 0..self._nq {
+                self.hb.next = bits::<8>(0);
+                self.nb1.next = bits::<8>(0);
+                self.mt0.next = false;
+                self.mt1.next = false;
+                for j in 0..8 {
+                    self.t.next = false;
+                    self.t2.next = false;
+                    for b in 0..self._nb {
+                        self.t.next = self.t.val()
+                            | (self.ptr[q * n + b].q.val()
+                                & self.bits[q * n * 8 + b * 8 + j].q.val());
+                        self.t2.next = self.t2.val()
+                            | (self.ptr[q * n + b].q.val()
+                                & self.bits[q * n * 8 + ((b + 1) % n) * 8 + j].q.val());
+                    }
+                    self.hb.next = self.hb.val().replace_bit(j, self.t.val());
+                    self.nb1.next = self.nb1.val().replace_bit(j, self.t2.val());
+                }
+                // The NEW packet's bit, when it lands in byte ptr or ptr + 1 (byte one-hot c_bhot).
+                for b in 0..self._nb {
+                    self.mt0.next =
+                        self.mt0.val() | (self.ptr[q * n + b].q.val() & self.c_bhot[b].q.val());
+                    self.mt1.next = self.mt1.val()
+                        | (self.ptr[q * n + b].q.val() & self.c_bhot[(b + 1) % n].q.val());
+                }
+                if self.c_new.q.val() & self.csel.val().get_bit(q) & self.mt0.val() {
+                    self.hb.next = self.hb.val() | self.sv.val();
+                }
+                if self.c_new.q.val() & self.csel.val().get_bit(q) & self.mt1.val() {
+                    self.nb1.next = self.nb1.val() | self.sv.val();
+                }
+                self.m8.next = self.cur[q].q.val() | self.mask[q].q.val();
+                self.p8.next = bits::<8>(0);
+                self.run.next = true;
+                for j in 0..8 {
+                    self.run.next = self.run.val() & self.m8.val().get_bit(j);
+                    self.p8.next = self.p8.val().replace_bit(j, self.run.val());
+                }
+                self.full.next = self.p8.val().get_bit(7);
+                self.clr_q[q].d.next = self.p8.val() & !self.mask[q].q.val();
+                if self.full.val() {
+                    self.mask[q].d.next = bits::<8>(0);
+                    self.cur[q].d.next = self.nb1.val();
+                } else {
+                    self.mask[q].d.next = self.p8.val();
+                    self.cur[q].d.next = self.hb.val();
+                }
+                for b in 0..self._nb {
+                    self.ptr[q * n + b].clock.next = self.clock.val();
+                    self.cptr[q * n + b].clock.next = self.clock.val();
+                    self.cptr[q * n + b].d.next = self.ptr[q * n + b].q.val();
+                    self.cptr2[q * n + b].clock.next = self.clock.val();
+                    self.cptr2[q * n + b].d.next = self.cptr[q * n + b].q.val();
+                    if self.full.val() {
+                        self.ptr[q * n + b].d.next = self.ptr[q * n + (b + n - 1) % n].q.val();
+                    } else {
+                        self.ptr[q * n + b].d.next = self.ptr[q * n + b].q.val();
+                    }
+                }
+
+                // popcount(clr_q) and popcount - 1, written out as half/full adders on bits: as
+                // a chain of `+ 1` (or a `- 1` after it) Yosys builds carry chains in series,
+                // and that was one of this module's critical paths.
+                self.pu.next = self.clr_q[q].q.val();
+                self.pn.next = bits::<6>(0);
+                for h in 0..2 {
+                    // a nibble's count, two pair sums added
+                    self.px0.next = self.pu.val().get_bit(4 * h) ^ self.pu.val().get_bit(4 * h + 1);
+                    self.px1.next = self.pu.val().get_bit(4 * h) & self.pu.val().get_bit(4 * h + 1);
+                    self.py0.next =
+                        self.pu.val().get_bit(4 * h + 2) ^ self.pu.val().get_bit(4 * h + 3);
+                    self.py1.next =
+                        self.pu.val().get_bit(4 * h + 2) & self.pu.val().get_bit(4 * h + 3);
+                    self.pk.next = self.px0.val() & self.py0.val();
+                    self.pn.next = self
+                        .pn
+                        .val()
+                        .replace_bit(3 * h, self.px0.val() ^ self.py0.val());
+                    self.pn.next = self
+                        .pn
+                        .val()
+                        .replace_bit(3 * h + 1, self.px1.val() ^ self.py1.val() ^ self.pk.val());
+                    self.pn.next = self.pn.val().replace_bit(
+                        3 * h + 2,
+                        (self.px1.val() & self.py1.val())
+                            | (self.pk.val() & (self.px1.val() ^ self.py1.val())),
+                    );
+                }
+                // the two nibble counts (pn[2:0], pn[5:3]) added
+                self.ncl.next = bits::<4>(0);
+                self.pk.next = false;
+                for j in 0..3 {
+                    self.ncl.next = self.ncl.val().replace_bit(
+                        j,
+                        self.pn.val().get_bit(j) ^ self.pn.val().get_bit(j + 3) ^ self.pk.val(),
+                    );
+                    self.pk.next = (self.pn.val().get_bit(j) & self.pn.val().get_bit(j + 3))
+                        | (self.pk.val()
+                            & (self.pn.val().get_bit(j) ^ self.pn.val().get_bit(j + 3)));
+                }
+                self.ncl.next = self.ncl.val().replace_bit(3, self.pk.val());
+                // ncl - 1 over 15 bits: a borrow ripples up from bit 0
+                self.nclm1.next = bits::<15>(0);
+                self.pk.next = true;
+                for j in 0..4 {
+                    self.nclm1.next = self
+                        .nclm1
+                        .val()
+                        .replace_bit(j, self.ncl.val().get_bit(j) ^ self.pk.val());
+                    self.pk.next = self.pk.val() & !self.ncl.val().get_bit(j);
+                }
+                for j in 4..15 {
+                    self.nclm1.next = self.nclm1.val().replace_bit(j, self.pk.val());
+                }
+                // Counted one stage after the loop (ncl_q), applied with the clear one edge later.
+                self.ncl_q[q].d.next = self.ncl.val();
+                self.nclm1_q[q].d.next = self.nclm1.val();
+                self.clr_q2[q].d.next = self.clr_q[q].q.val();
+                // (bit_cast of an indexed register does not translate: through a Local)
+                self.ncl.next = self.ncl_q[q].q.val();
+                self.lim_raw.next = self.lim_q.q.val();
+                self.cack_n.next = self.cack[q].q.val() + bit_cast::<24, 4>(self.ncl.val());
+                self.cack_p1_n.next = self.cack_p1[q].q.val() + bit_cast::<24, 4>(self.ncl.val());
+                self.cack[q].d.next = self.cack_n.val();
+                self.cack_p1[q].d.next = self.cack_p1_n.val();
+                self.hi_edge[q].d.next =
+                    self.cack_p1[q].q.val() + bit_cast::<24, 16>(self.lim_raw.val());
+                // ooo + new - ncl as one subtraction: ncl - 1 is registered beside ncl.
+                if self.c_new.q.val() & self.csel.val().get_bit(q) {
+                    self.ooo_n.next = self.ooo[q].q.val() - self.nclm1_q[q].q.val();
+                } else {
+                    self.ooo_n.next = self.ooo[q].q.val() - bit_cast::<15, 4>(self.ncl.val());
+                }
+                self.ooo[q].d.next = self.ooo_n.val();
+                if self.csel.val().get_bit(q) {
+                    self.s_cn.next = self.cack_n.val();
+                    self.s_cp1n.next = self.cack_p1_n.val();
+                    self.s_ooon.next = self.ooo_n.val();
+                }
+            }
         }
-        self.bytes.d.next = self.bytes_n.val();
+
+        // ---- R: commit ---------------------------------------------------------------------
+        if self.c_new.q.val() {
+            self.bytes_n.next = self.s_bytes.val() + bit_cast::<32, 16>(self.c_len.q.val());
+        } else {
+            self.bytes_n.next = self.s_bytes.val();
+        }
         self.trig.next = self.c_new.q.val()
-            & (self.first.q.val()
+            & (self.s_first.val()
                 | self.c_ecn.q.val()
                 | self.c_ackreq.q.val()
-                | (bit_cast::<24, 16>(self.c_len.q.val()) >= self.remaining.q.val()));
+                | (bit_cast::<24, 16>(self.c_len.q.val()) >= self.s_rem.val()));
         self.sack.next = self.c_dup.q.val() | self.trig.val();
         self.nack.next = self.c_oow.q.val() | self.c_trim.q.val();
-        if self.sack.val() {
-            self.remaining.d.next = self.ack_bytes.val();
-        } else if self.c_new.q.val() {
-            self.remaining.d.next = self.remaining.q.val() - bit_cast::<24, 16>(self.c_len.q.val());
+        for q in 0..self._nq {
+            if self.csel.val().get_bit(q) {
+                self.bytes[q].d.next = self.bytes_n.val();
+                if self.sack.val() {
+                    self.remaining[q].d.next = self.ack_bytes.val();
+                } else if self.c_new.q.val() {
+                    self.remaining[q].d.next =
+                        self.s_rem.val() - bit_cast::<24, 16>(self.c_len.q.val());
+                }
+                self.first[q].d.next = self.first[q].q.val() & !self.c_new.q.val();
+                self.cnt_acc[q].d.next =
+                    self.cnt_acc[q].q.val() + bit_cast::<32, 1>(self.c_new.q.val().into());
+                self.cnt_dup[q].d.next =
+                    self.cnt_dup[q].q.val() + bit_cast::<32, 1>(self.c_dup.q.val().into());
+                self.cnt_oow[q].d.next =
+                    self.cnt_oow[q].q.val() + bit_cast::<32, 1>(self.c_oow.q.val().into());
+                self.cnt_trim[q].d.next =
+                    self.cnt_trim[q].q.val() + bit_cast::<32, 1>(self.c_trim.q.val().into());
+            }
         }
-        self.first.d.next = self.first.q.val() & !self.c_new.q.val();
-        self.cnt_acc.d.next = self.cnt_acc.q.val() + bit_cast::<32, 1>(self.c_new.q.val().into());
-        self.cnt_dup.d.next = self.cnt_dup.q.val() + bit_cast::<32, 1>(self.c_dup.q.val().into());
-        self.cnt_oow.d.next = self.cnt_oow.q.val() + bit_cast::<32, 1>(self.c_oow.q.val().into());
-        self.cnt_trim.d.next =
-            self.cnt_trim.q.val() + bit_cast::<32, 1>(self.c_trim.q.val().into());
         self.r_sack.d.next = self.sack.val();
         self.r_nack.d.next = self.nack.val();
         self.r_reason.d.next = bits::<8>(0);
@@ -808,16 +1065,16 @@ impl Logic for SackRxTracker {
             self.r_m.d.next = bits::<2>(0);
         }
         self.r_inwin.d.next = self.c_inwin.q.val();
-        self.r_cack.d.next = self.cack_n.val();
-        self.r_cack1.d.next = self.cack_p1_n.val();
-        self.r_ooo.d.next = self.ooo_n.val();
+        self.r_cack.d.next = self.s_cn.val();
+        self.r_cack1.d.next = self.s_cp1n.val();
+        self.r_ooo.d.next = self.s_ooon.val();
         self.r_bytes.d.next = bit_cast::<24, 32>(self.bytes_n.val() >> 8);
         // The base slot's byte and bit, decoded here for both candidates so stage B only
         // selects (the select waits for a 24-bit compare).
         self.bslot.next = (self.c_psn.q.val() - 63) & self.wmask.val();
         self.bbyte.next = bit_cast::<7, 24>(self.bslot.val() >> 3);
         self.bsh.next = bit_cast::<3, 24>(self.bslot.val());
-        self.islot.next = self.cack_p1_n.val() & self.wmask.val();
+        self.islot.next = self.s_cp1n.val() & self.wmask.val();
         self.lbyte.next = bit_cast::<7, 24>(self.islot.val() >> 3);
         self.lsh.next = bit_cast::<3, 24>(self.islot.val());
         for b in 0..self._nb {
@@ -835,21 +1092,27 @@ impl Logic for SackRxTracker {
 
         // Bitmap: clear what the loop consumed last cycle, set the NEW packet's slot (never
         // the same slot in one edge: see the module doc).
-        for kb in 0..self._nb {
-            for j in 0..8 {
-                self.bits[kb * 8 + j].clock.next = self.clock.val();
-                self.t.next = self.clr_q2.q.val().get_bit(j) & self.cptr2[kb].q.val();
-                self.t2.next = self.c_new.q.val()
-                    & self.c_hihot[kb / 2].q.val()
-                    & self.c_lohot[(kb % 2) * 8 + j].q.val();
-                self.bits[kb * 8 + j].d.next =
-                    (self.bits[kb * 8 + j].q.val() & !self.t.val()) | self.t2.val();
-                if self.rst.val() {
-                    self.bits[kb * 8 + j].d.next = false;
+        for n in self._nb..self._nb_end {
+            for q in 0..self._nq {
+                for kb in 0..self._nb {
+                    for j in 0..8 {
+                        self.bits[q * n * 8 + kb * 8 + j].clock.next = self.clock.val();
+                        self.t.next =
+                            self.clr_q2[q].q.val().get_bit(j) & self.cptr2[q * n + kb].q.val();
+                        self.t2.next = self.c_new.q.val()
+                            & self.csel.val().get_bit(q)
+                            & self.c_hihot[kb / 2].q.val()
+                            & self.c_lohot[(kb % 2) * 8 + j].q.val();
+                        self.bits[q * n * 8 + kb * 8 + j].d.next =
+                            (self.bits[q * n * 8 + kb * 8 + j].q.val() & !self.t.val())
+                                | self.t2.val();
+                        if self.rst.val() | self.qp_rst.val().get_bit(q) {
+                            self.bits[q * n * 8 + kb * 8 + j].d.next = false;
+                        }
+                    }
                 }
             }
         }
-
         // ---- B: SACK base ------------------------------------------------------------------
         self.diff.next = self.r_pm63.q.val() - self.r_cack1.q.val();
         self.offd.next = self.r_pm63.q.val() - self.r_cack.q.val();
@@ -890,28 +1153,33 @@ impl Logic for SackRxTracker {
         self.b_bytes.d.next = self.r_bytes.q.val();
 
         // ---- E: 9 bytes of the circular bitmap from the base byte --------------------------
-        for n in self._nb..self._nb_end {
-            // 71 bits: bit 71 would only feed a shift by 8.
-            for k in 0..8 {
-                for j in 0..8 {
-                    self.e_ext[k * 8 + j].clock.next = self.clock.val();
-                    self.t.next = false;
-                    for b in 0..self._nb {
-                        self.t.next = self.t.val()
-                            | (self.b_bhot[b].q.val() & self.bits[((b + k) % n) * 8 + j].q.val());
+        // Context 0's bits with one context; with more, the mirror of the B packet's context.
+        for e in self._eoff..self._eoff_end {
+            for n in self._nb..self._nb_end {
+                // 71 bits: bit 71 would only feed a shift by 8.
+                for k in 0..8 {
+                    for j in 0..8 {
+                        self.e_ext[k * 8 + j].clock.next = self.clock.val();
+                        self.t.next = false;
+                        for b in 0..self._nb {
+                            self.t.next = self.t.val()
+                                | (self.b_bhot[b].q.val()
+                                    & self.bits[e + ((b + k) % n) * 8 + j].q.val());
+                        }
+                        self.e_ext[k * 8 + j].d.next = self.t.val();
                     }
-                    self.e_ext[k * 8 + j].d.next = self.t.val();
                 }
-            }
-            for k in 8..9 {
-                for j in 0..7 {
-                    self.e_ext[k * 8 + j].clock.next = self.clock.val();
-                    self.t.next = false;
-                    for b in 0..self._nb {
-                        self.t.next = self.t.val()
-                            | (self.b_bhot[b].q.val() & self.bits[((b + k) % n) * 8 + j].q.val());
+                for k in 8..9 {
+                    for j in 0..7 {
+                        self.e_ext[k * 8 + j].clock.next = self.clock.val();
+                        self.t.next = false;
+                        for b in 0..self._nb {
+                            self.t.next = self.t.val()
+                                | (self.b_bhot[b].q.val()
+                                    & self.bits[e + ((b + k) % n) * 8 + j].q.val());
+                        }
+                        self.e_ext[k * 8 + j].d.next = self.t.val();
                     }
-                    self.e_ext[k * 8 + j].d.next = self.t.val();
                 }
             }
         }
@@ -929,7 +1197,13 @@ impl Logic for SackRxTracker {
         // since are only in the live cack, so O sets every bit from the base up to it.
         // Bit j is set at O when 0 <= live cack - base (dd) and j <= dd: dd's sign, dd >= 64
         // and its low 6 bits are registered (no add or compare behind the subtraction).
-        self.fdd.next = self.cack.q.val() - self.b_base.q.val();
+        self.s_cb.next = self.cack[0].q.val();
+        for q in 1..self._nq {
+            if self.bsel.val().get_bit(q) {
+                self.s_cb.next = self.cack[q].q.val();
+            }
+        }
+        self.fdd.next = self.s_cb.val() - self.b_base.q.val();
         self.e_fneg.d.next = self.fdd.val().get_bit(23);
         self.e_fbig.d.next = (self.fdd.val() & self.fbig_mask.val()) != 0;
         self.e_flo.d.next = bit_cast::<6, 24>(self.fdd.val());
@@ -954,9 +1228,10 @@ impl Logic for SackRxTracker {
             self.t.next = self.t.val() | self.fth.val().get_bit(i);
             self.bm.next = self.bm.val().replace_bit(i, self.t.val());
         }
-        self.any.next = self.e_sack.q.val() | self.e_nack.q.val();
-        self.o_sack.d.next = self.e_sack.q.val();
-        self.o_nack.d.next = self.e_nack.q.val();
+        self.any.next = (self.e_sack.q.val() | self.e_nack.q.val()) & !self.k_e.val();
+        self.o_sack.d.next = self.e_sack.q.val() & !self.k_e.val();
+        self.o_nack.d.next = self.e_nack.q.val() & !self.k_e.val();
+        self.o_qp.d.next = bits::<4>(0);
         self.o_cack.d.next = bits::<24>(0);
         self.o_off.d.next = bits::<16>(0);
         self.o_bm.d.next = bits::<64>(0);
@@ -976,6 +1251,7 @@ impl Logic for SackRxTracker {
             self.o_bytes.d.next = self.e_bytes.q.val();
             self.o_reason.d.next = self.e_reason.q.val();
             self.o_npsn.d.next = self.e_psn.q.val();
+            self.o_qp.d.next = self.e_qp.q.val();
         }
 
         // ---- synchronous reset -----------------------------------------------------------
@@ -983,6 +1259,12 @@ impl Logic for SackRxTracker {
         self.bbyte.next = bit_cast::<7, 24>(self.islot.val() >> 3);
         self.bsh.next = bit_cast::<3, 24>(self.islot.val());
         if self.rst.val() {
+            self.i_qp.d.next = bits::<4>(0);
+            self.c_qp.d.next = bits::<4>(0);
+            self.r_qp.d.next = bits::<4>(0);
+            self.b_qp.d.next = bits::<4>(0);
+            self.e_qp.d.next = bits::<4>(0);
+            self.o_qp.d.next = bits::<4>(0);
             self.i_v.d.next = false;
             self.i_psn.d.next = bits::<24>(0);
             self.i_len.d.next = bits::<16>(0);
@@ -1003,23 +1285,6 @@ impl Logic for SackRxTracker {
             self.c_lh.d.next = false;
             self.c_ackreq.d.next = false;
             self.c_ev.d.next = bits::<32>(0);
-            self.mask.d.next = (bits::<8>(1) << self.bsh.val()) - 1;
-            self.clr_q.d.next = bits::<8>(0);
-            self.clr_q2.d.next = bits::<8>(0);
-            self.cur.d.next = bits::<8>(0);
-            self.ncl_q.d.next = bits::<4>(0);
-            self.nclm1_q.d.next = bits::<15>(0x7FFF);
-            self.cack.d.next = self.init_psn.val() - 1;
-            self.cack_p1.d.next = self.init_psn.val();
-            self.hi_edge.d.next = self.init_psn.val();
-            self.ooo.d.next = bits::<15>(0);
-            self.bytes.d.next = bits::<32>(0);
-            self.remaining.d.next = self.ack_bytes.val();
-            self.first.d.next = true;
-            self.cnt_acc.d.next = bits::<32>(0);
-            self.cnt_dup.d.next = bits::<32>(0);
-            self.cnt_oow.d.next = bits::<32>(0);
-            self.cnt_trim.d.next = bits::<32>(0);
             self.r_sack.d.next = false;
             self.r_nack.d.next = false;
             self.r_reason.d.next = bits::<8>(0);
@@ -1052,11 +1317,57 @@ impl Logic for SackRxTracker {
             self.e_fbig.d.next = false;
             self.e_flo.d.next = bits::<6>(0);
         }
-        for b in 0..self._nb {
-            if self.rst.val() {
-                self.ptr[b].d.next = self.bbyte.val() == self.byt[b].val();
-                self.cptr[b].d.next = false;
-                self.cptr2[b].d.next = false;
+        // A context's reset: its packets leave the pipeline, its own state restarts.
+        if self.k_p.val() {
+            self.i_v.d.next = false;
+        }
+        if self.k_i.val() {
+            self.c_new.d.next = false;
+            self.c_dup.d.next = false;
+            self.c_oow.d.next = false;
+            self.c_trim.d.next = false;
+        }
+        if self.k_c.val() {
+            self.r_sack.d.next = false;
+            self.r_nack.d.next = false;
+        }
+        if self.k_r.val() {
+            self.b_sack.d.next = false;
+            self.b_nack.d.next = false;
+        }
+        if self.k_b.val() {
+            self.e_sack.d.next = false;
+            self.e_nack.d.next = false;
+        }
+        for n in self._nb..self._nb_end {
+            for q in 0..self._nq {
+                self.qrst.next = self.rst.val() | self.qp_rst.val().get_bit(q);
+                if self.qrst.val() {
+                    self.mask[q].d.next = (bits::<8>(1) << self.bsh.val()) - 1;
+                    self.clr_q[q].d.next = bits::<8>(0);
+                    self.clr_q2[q].d.next = bits::<8>(0);
+                    self.cur[q].d.next = bits::<8>(0);
+                    self.ncl_q[q].d.next = bits::<4>(0);
+                    self.nclm1_q[q].d.next = bits::<15>(0x7FFF);
+                    self.cack[q].d.next = self.init_psn.val() - 1;
+                    self.cack_p1[q].d.next = self.init_psn.val();
+                    self.hi_edge[q].d.next = self.init_psn.val();
+                    self.ooo[q].d.next = bits::<15>(0);
+                    self.bytes[q].d.next = bits::<32>(0);
+                    self.remaining[q].d.next = self.ack_bytes.val();
+                    self.first[q].d.next = true;
+                    self.cnt_acc[q].d.next = bits::<32>(0);
+                    self.cnt_dup[q].d.next = bits::<32>(0);
+                    self.cnt_oow[q].d.next = bits::<32>(0);
+                    self.cnt_trim[q].d.next = bits::<32>(0);
+                }
+                for b in 0..self._nb {
+                    if self.qrst.val() {
+                        self.ptr[q * n + b].d.next = self.bbyte.val() == self.byt[b].val();
+                        self.cptr[q * n + b].d.next = false;
+                        self.cptr2[q * n + b].d.next = false;
+                    }
+                }
             }
         }
         for j in 0..16 {
@@ -1083,10 +1394,35 @@ impl Logic for SackRxTracker {
         self.rcvd_bytes.next = self.o_bytes.q.val();
         self.nack_reason.next = self.o_reason.q.val();
         self.nack_psn.next = self.o_npsn.q.val();
-        self.cack_psn.next = self.cack.q.val();
-        self.cnt_accepted.next = self.cnt_acc.q.val();
-        self.cnt_duplicate.next = self.cnt_dup.q.val();
-        self.cnt_out_of_window.next = self.cnt_oow.q.val();
-        self.cnt_trimmed.next = self.cnt_trim.q.val();
+        self.rsp_qp.next = self.o_qp.q.val();
+        // With more than one context: context 0's cack, the counters summed over contexts.
+        self.cack_psn.next = self.cack[0].q.val();
+        self.cnt_accepted.next = self.cnt_acc[0].q.val();
+        self.cnt_duplicate.next = self.cnt_dup[0].q.val();
+        self.cnt_out_of_window.next = self.cnt_oow[0].q.val();
+        self.cnt_trimmed.next = self.cnt_trim[0].q.val();
+        for q in 1..self._nq {
+            self.cnt_accepted.next = self.cnt_accepted.val() + self.cnt_acc[q].q.val();
+            self.cnt_duplicate.next = self.cnt_duplicate.val() + self.cnt_dup[q].q.val();
+            self.cnt_out_of_window.next = self.cnt_out_of_window.val() + self.cnt_oow[q].q.val();
+            self.cnt_trimmed.next = self.cnt_trimmed.val() + self.cnt_trim[q].q.val();
+        }
+
+        // The mirror (more than one context): at the edge that moves the R packet to B, the
+        // bits its context's bitmap takes at that edge, so B's read of it is that context's
+        // bitmap as it stands. Read from the `.d` inputs, after every assignment to them.
+        for e in self._mir..self._mir_end {
+            for n in self._nb..self._nb_end {
+                for k in 0..self._w {
+                    self.bits[e + k].clock.next = self.clock.val();
+                    self.t.next = false;
+                    for q in 0..self._nq {
+                        self.t.next = self.t.val()
+                            | (self.rsel.val().get_bit(q) & self.bits[q * n * 8 + k].d.val());
+                    }
+                    self.bits[e + k].d.next = self.t.val();
+                }
+            }
+        }
     }
 }

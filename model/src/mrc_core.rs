@@ -72,7 +72,7 @@
 use crate::ev_spray_arbiter::{ArbiterInputs, EvSprayArbiter, FeedbackKind, CTL_LOAD};
 use crate::mrc_csr::{CsrInputs, MrcCsr};
 use crate::nscc::{NsccWindow, WindowInputs, KIND_ACK, KIND_NACK, KIND_RTO, KIND_TICK};
-use crate::sack_rx_tracker::{SackRxTracker, TrackerInputs};
+use crate::sack_rx_tracker::{SackRxTracker, SharedRxTracker, TrackerInputs};
 use crate::sack_tx_scoreboard::{
     SackTxScoreboard, TxInputs, NACK_PSN_OOR_WINDOW, NACK_TRIMMED, NACK_TRIMMED_LASTHOP, OP_NACK,
     OP_NOP, OP_SACK, OP_SEND, OP_TICK, PSN_MASK,
@@ -422,7 +422,7 @@ pub struct MrcCore {
     /// every slot waits).
     cc_own_d: usize,
     cc_fresh: bool,
-    rx: Vec<SackRxTracker>,
+    rx: SharedRxTracker,
     /// One window for every QP: a context per QP (see `NsccWindow`).
     cc: NsccWindow,
     glue: Vec<QpGlue>,
@@ -464,7 +464,7 @@ impl MrcCore {
             nscc_drops_q: 0,
             cc_own_d: 0,
             cc_fresh: false,
-            rx: (0..q).map(|_| SackRxTracker::new(cfg)).collect(),
+            rx: SharedRxTracker::new(cfg),
             cc: NsccWindow::new(cfg),
             glue: vec![QpGlue::default(); q],
             r: RxStage::default(),
@@ -511,7 +511,7 @@ impl MrcCore {
         &self.sb[qp]
     }
     pub fn tracker(&self, qp: usize) -> &SackRxTracker {
-        &self.rx[qp]
+        self.rx.context(qp)
     }
     /// The NSCC window every QP shares.
     pub fn window(&self) -> &NsccWindow {
@@ -535,7 +535,7 @@ impl MrcCore {
         let csr_o = self.csr.outputs().clone();
         let arb_o = *self.arb.outputs();
         let sb_o: Vec<_> = self.sb.iter().map(|b| *b.outputs()).collect();
-        let rx_o: Vec<_> = self.rx.iter().map(|b| *b.outputs()).collect();
+        let rx_o = *self.rx.outputs();
         let cc_ready = self.cc.ready();
         let cc_owner = self.cc.owner();
         // Each QP's window as of its last event (the RTL keeps a copy per QP), before the step.
@@ -698,31 +698,29 @@ impl MrcCore {
             self.sb[i].step(&tx);
         }
 
-        // ---- step the trackers; the ACK path mux ------------------------------------------
-        for i in 0..q {
-            let t = TrackerInputs {
-                rst: sub_rst[i],
-                init_psn,
-                pkt_valid: r.valid && r.x.rx_kind == RX_DATA && a_qp == i,
-                pkt_psn: r.x.rx_psn & PSN_MASK,
-                pkt_len: r.x.rx_len,
-                pkt_ecn: r.x.rx_ecn,
-                pkt_trimmed: r.x.rx_trimmed,
-                pkt_lasthop: r.x.rx_lasthop,
-                pkt_ackreq: r.x.rx_ackreq,
-                pkt_ev: r.x.rx_ev,
-                mpr: rwv(rw::MPR) as u8,
-                ack_bytes: rwv(rw::COALESCE),
-            };
-            self.rx[i].step(&t);
-        }
-        let ack_qp = (0..q).find(|&i| rx_o[i].sack_valid || rx_o[i].nack_valid);
+        // ---- step the receive tracker (one for every QP); the ACK path -----------------------
+        let rx_data = r.valid && r.x.rx_kind == RX_DATA && a_qp < q;
+        self.rx.step(&TrackerInputs {
+            rst: x.rst,
+            init_psn,
+            pkt_valid: rx_data,
+            pkt_psn: r.x.rx_psn & PSN_MASK,
+            pkt_len: r.x.rx_len,
+            pkt_ecn: r.x.rx_ecn,
+            pkt_trimmed: r.x.rx_trimmed,
+            pkt_lasthop: r.x.rx_lasthop,
+            pkt_ackreq: r.x.rx_ackreq,
+            pkt_ev: r.x.rx_ev,
+            mpr: rwv(rw::MPR) as u8,
+            ack_bytes: rwv(rw::COALESCE),
+            pkt_qp: if rx_data { a_qp as u8 } else { 0 },
+            qp_rst: (0..q).fold(0u16, |m, i| m | u16::from(sub_rst[i]) << i),
+        });
+        let ack_qp = (rx_o.sack_valid || rx_o.nack_valid).then_some(usize::from(rx_o.rsp_qp));
         if ack_qp.is_some() {
             cnt.acks_sent = cnt.acks_sent.wrapping_add(1);
         }
-        cnt.out_of_window = rx_o
-            .iter()
-            .fold(0u32, |s, o| s.wrapping_add(o.cnt_out_of_window));
+        cnt.out_of_window = rx_o.cnt_out_of_window;
 
         // ---- RTT sample of a SACK; the SACK -> acked_bytes line --------------------------
         let mut new_line = AckLine::default();
@@ -1078,7 +1076,7 @@ impl MrcCore {
             o.tx_last = !send_rtx && len[i] == self.glue[i].pend;
         }
         if let Some(i) = ack_qp {
-            let a = &rx_o[i];
+            let a = &rx_o;
             o.ack_valid = true;
             o.ack_qp = i as u8;
             o.ack_nack = a.nack_valid;

@@ -90,6 +90,12 @@ pub struct TrackerInputs {
     pub mpr: u8,
     /// Coalescing threshold in bytes (24 bits).
     pub ack_bytes: u32,
+    /// The packet's receive context (4 bits): a tracker of one QP takes only context 0,
+    /// [`SharedRxTracker`] routes context q to its QP q.
+    pub pkt_qp: u8,
+    /// Per-context synchronous reset, bit q for context q; with `rst`, all of them. For a
+    /// tracker of one QP, bit 0 is a second `rst`.
+    pub qp_rst: u16,
 }
 
 impl TrackerInputs {
@@ -124,6 +130,8 @@ pub struct TrackerOutputs {
     pub cnt_duplicate: u32,
     pub cnt_out_of_window: u32,
     pub cnt_trimmed: u32,
+    /// The context of the response (`sack_valid` / `nack_valid`); 0 without one.
+    pub rsp_qp: u8,
 }
 
 impl TrackerOutputs {
@@ -298,6 +306,8 @@ impl SackRxTracker {
     pub fn step(&mut self, x: &TrackerInputs) -> TrackerOutputs {
         let w = self.w;
         let wm = w as u32 - 1;
+        let rst = x.rst || x.qp_rst & 1 != 0;
+        let pkt_valid = x.pkt_valid && x.pkt_qp == 0;
 
         // ---- C: classify the packet in I ---------------------------------------------------
         let lo_ok = !sign24(psn_sub(self.i.psn, self.cack_p1));
@@ -414,6 +424,7 @@ impl SackRxTracker {
         let e = self.e;
         let any = e.sack | e.nack;
         let out_n = TrackerOutputs {
+            rsp_qp: 0,
             sack_valid: e.sack,
             nack_valid: e.nack,
             cack_out: if any { e.cack } else { 0 },
@@ -486,9 +497,9 @@ impl SackRxTracker {
         self.b_sh = base_slot & 7;
         self.r = r_next;
         self.c = c_next;
-        self.i_same = x.pkt_valid & self.i.v & (x.pkt_psn & PSN_MASK == self.i.psn);
+        self.i_same = pkt_valid & self.i.v & (x.pkt_psn & PSN_MASK == self.i.psn);
         self.i = Pkt {
-            v: x.pkt_valid,
+            v: pkt_valid,
             psn: x.pkt_psn & PSN_MASK,
             len: x.pkt_len,
             ecn: x.pkt_ecn,
@@ -498,7 +509,7 @@ impl SackRxTracker {
             ev: x.pkt_ev,
         };
 
-        if x.rst {
+        if rst {
             let init = x.init_psn & PSN_MASK;
             let head = (init & wm) as usize;
             self.i = Pkt::default();
@@ -531,6 +542,80 @@ impl SackRxTracker {
             };
         }
         self.out
+    }
+}
+
+/// The receive side of every QP in one block, as `mrc_core` has it: one classify / SACK
+/// pipeline shared by all QPs, each QP's bitmap, advance loop and counters its own. A packet
+/// (one per clock, any QP) belongs to context `pkt_qp`; the block behaves exactly as one
+/// [`SackRxTracker`] per context fed that context's packets, with `rst | qp_rst[q]` as its
+/// reset, so the per-QP trackers are its reference, and with one context it is
+/// [`SackRxTracker`] itself. Outputs: the response of whichever context has one (packets enter
+/// one per clock and all take [`RSP_LATENCY`], so there is at most one), tagged `rsp_qp`; the
+/// counters summed over contexts (mod 2^32); `cack_psn` of context 0. A packet for a context
+/// the block does not have is dropped and counted nowhere (`mrc_core` only sends it its QPs').
+#[derive(Debug, Clone, Default)]
+pub struct SharedRxTracker {
+    ctx: Vec<SackRxTracker>,
+    out: TrackerOutputs,
+}
+
+impl SharedRxTracker {
+    /// `cfg.qps` contexts (1..=16).
+    pub fn new(cfg: &NicConfig) -> Self {
+        let n = cfg.qps.clamp(1, 16) as usize;
+        SharedRxTracker {
+            ctx: (0..n).map(|_| SackRxTracker::new(cfg)).collect(),
+            out: TrackerOutputs::default(),
+        }
+    }
+
+    pub fn contexts(&self) -> usize {
+        self.ctx.len()
+    }
+
+    /// One context's tracker.
+    pub fn context(&self, q: usize) -> &SackRxTracker {
+        &self.ctx[q]
+    }
+
+    /// The registered outputs as they stand.
+    pub fn outputs(&self) -> &TrackerOutputs {
+        &self.out
+    }
+
+    pub fn step(&mut self, x: &TrackerInputs) -> TrackerOutputs {
+        let ys: Vec<TrackerOutputs> = (self.ctx.iter_mut().enumerate())
+            .map(|(q, t)| {
+                t.step(&TrackerInputs {
+                    rst: x.rst || x.qp_rst >> q & 1 != 0,
+                    qp_rst: 0,
+                    pkt_valid: x.pkt_valid && usize::from(x.pkt_qp & 15) == q,
+                    pkt_qp: 0,
+                    ..*x
+                })
+            })
+            .collect();
+        let responding = |y: &&TrackerOutputs| y.sack_valid || y.nack_valid;
+        assert!(
+            ys.iter().filter(responding).count() <= 1,
+            "two contexts answered at once"
+        );
+        let mut out = match ys.iter().position(|y| y.sack_valid || y.nack_valid) {
+            Some(q) => TrackerOutputs {
+                rsp_qp: q as u8,
+                ..ys[q]
+            },
+            None => TrackerOutputs::default(),
+        };
+        out.cack_psn = ys[0].cack_psn;
+        let sum = |f: fn(&TrackerOutputs) -> u32| ys.iter().fold(0u32, |s, y| s.wrapping_add(f(y)));
+        out.cnt_accepted = sum(|y| y.cnt_accepted);
+        out.cnt_duplicate = sum(|y| y.cnt_duplicate);
+        out.cnt_out_of_window = sum(|y| y.cnt_out_of_window);
+        out.cnt_trimmed = sum(|y| y.cnt_trimmed);
+        self.out = out;
+        out
     }
 }
 

@@ -148,7 +148,7 @@ pub fn harness(module: &str, cfg: &NicConfig, seed: u64) -> Result<Harness, Cosi
             let lib = build_from(MODULE, &v, &w)?;
             let ports = TrackerPorts::new(lib.port_map())?;
             let model = TrackerModel::new(cfg, ports.clone());
-            let mut traffic = TrackerTraffic::new(cfg, seed, TrafficMix::default());
+            let mut traffic = SharedTrackerTraffic::new(cfg, seed, TrafficMix::default());
             let stimulus = move |cycle: u64, w: &mut [u32]| {
                 let x = traffic.next_inputs(cycle);
                 ports.pack_inputs(&x, w);

@@ -7,12 +7,12 @@ use crate::stepper::Stepper;
 use mrc_config::NicConfig;
 use mrc_model::rng::SplitMix64;
 use mrc_model::sack_rx_tracker::{
-    psn_add, window_limit, SackRxTracker, TrackerInputs, TrackerOutputs,
+    psn_add, window_limit, SharedRxTracker, TrackerInputs, TrackerOutputs,
 };
 
 pub const MODULE: &str = "sack_rx_tracker";
 
-const IN_NAMES: [&str; 12] = [
+const IN_NAMES: [&str; 14] = [
     "rst",
     "init_psn",
     "pkt_valid",
@@ -25,8 +25,10 @@ const IN_NAMES: [&str; 12] = [
     "pkt_ev",
     "mpr",
     "ack_bytes",
+    "pkt_qp",
+    "qp_rst",
 ];
-const OUT_NAMES: [&str; 16] = [
+const OUT_NAMES: [&str; 17] = [
     "sack_valid",
     "nack_valid",
     "cack_out",
@@ -43,14 +45,15 @@ const OUT_NAMES: [&str; 16] = [
     "cnt_duplicate",
     "cnt_out_of_window",
     "cnt_trimmed",
+    "rsp_qp",
 ];
 
 /// The tracker's ports, looked up once by name in the map parsed from the emitted Verilog.
 #[derive(Debug, Clone)]
 pub struct TrackerPorts {
     pm: PortMap,
-    i: [Port; 12],
-    o: [Port; 16],
+    i: [Port; 14],
+    o: [Port; 17],
 }
 
 impl TrackerPorts {
@@ -68,7 +71,7 @@ impl TrackerPorts {
     }
 
     pub fn pack_inputs(&self, x: &TrackerInputs, w: &mut [u32]) {
-        let v: [u64; 12] = [
+        let v: [u64; 14] = [
             x.rst as u64,
             x.init_psn as u64,
             x.pkt_valid as u64,
@@ -81,6 +84,8 @@ impl TrackerPorts {
             x.pkt_ev as u64,
             x.mpr as u64,
             x.ack_bytes as u64,
+            x.pkt_qp as u64,
+            x.qp_rst as u64,
         ];
         for (p, v) in self.i.iter().zip(v) {
             p.set(w, v);
@@ -102,11 +107,13 @@ impl TrackerPorts {
             pkt_ev: g(9) as u32,
             mpr: g(10) as u8,
             ack_bytes: g(11) as u32,
+            pkt_qp: g(12) as u8,
+            qp_rst: g(13) as u16,
         }
     }
 
     pub fn pack_outputs(&self, y: &TrackerOutputs, w: &mut [u32]) {
-        let v: [u64; 16] = [
+        let v: [u64; 17] = [
             y.sack_valid as u64,
             y.nack_valid as u64,
             y.cack_out as u64,
@@ -123,6 +130,7 @@ impl TrackerPorts {
             y.cnt_duplicate as u64,
             y.cnt_out_of_window as u64,
             y.cnt_trimmed as u64,
+            y.rsp_qp as u64,
         ];
         for (p, v) in self.o.iter().zip(v) {
             p.set(w, v);
@@ -148,21 +156,23 @@ impl TrackerPorts {
             cnt_duplicate: g(13) as u32,
             cnt_out_of_window: g(14) as u32,
             cnt_trimmed: g(15) as u32,
+            rsp_qp: g(16) as u8,
         }
     }
 }
 
-/// The golden model behind the word interface.
+/// The golden model behind the word interface: one context per QP of the config (with one,
+/// exactly [`SackRxTracker`]).
 pub struct TrackerModel {
     pub ports: TrackerPorts,
-    pub model: SackRxTracker,
+    pub model: SharedRxTracker,
 }
 
 impl TrackerModel {
     pub fn new(cfg: &NicConfig, ports: TrackerPorts) -> Self {
         TrackerModel {
             ports,
-            model: SackRxTracker::new(cfg),
+            model: SharedRxTracker::new(cfg),
         }
     }
 }
@@ -443,9 +453,67 @@ impl TrackerTraffic {
     }
 }
 
+/// Traffic for a tracker of `cfg.qps` contexts: one [`TrackerTraffic`] per context, each
+/// cycle one of them (the one before again half the time, so a context sees runs as well as
+/// interleaving) steps and its packet goes to its context; its resets become its `qp_rst` bit
+/// with its `init_psn` on the shared port. `mpr` / `ack_bytes` are shared ports, so they stay at
+/// the config's values (knob changes off). With one context it is [`TrackerTraffic`] itself.
+pub struct SharedTrackerTraffic {
+    rng: SplitMix64,
+    ctx: Vec<TrackerTraffic>,
+    /// Each context's own cycle count (its generator's time).
+    own: Vec<u64>,
+    last: usize,
+}
+
+impl SharedTrackerTraffic {
+    pub fn new(cfg: &NicConfig, seed: u64, mix: TrafficMix) -> Self {
+        let n = cfg.qps.clamp(1, 16) as usize;
+        let mix = if n > 1 {
+            TrafficMix {
+                knob_changes_per_million: 0,
+                ..mix
+            }
+        } else {
+            mix
+        };
+        SharedTrackerTraffic {
+            rng: SplitMix64::new(seed ^ 0x5EED_0F_C0A7),
+            ctx: (0..n)
+                .map(|q| TrackerTraffic::new(cfg, seed.wrapping_add(q as u64 * 0x9E37), mix))
+                .collect(),
+            own: vec![0; n],
+            last: 0,
+        }
+    }
+
+    pub fn next_inputs(&mut self, cycle: u64) -> TrackerInputs {
+        let n = self.ctx.len();
+        if n == 1 {
+            return self.ctx[0].next_inputs(cycle);
+        }
+        // Every context starts with its generator's reset cycles, one context after another.
+        let q = match (0..n).find(|&q| self.own[q] < 2) {
+            Some(q) => q,
+            None if self.rng.chance(1, 2) => self.last,
+            None => self.rng.below(n as u64) as usize,
+        };
+        self.last = q;
+        let x = self.ctx[q].next_inputs(self.own[q]);
+        self.own[q] += 1;
+        TrackerInputs {
+            rst: false,
+            qp_rst: u16::from(x.rst) << q,
+            pkt_qp: q as u8,
+            ..x
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mrc_model::sack_rx_tracker::SackRxTracker;
 
     /// The default traffic is useful: mostly accepted packets, every class present, SACKs and
     /// NACKs of every kind, the cumulative ack moving (checked on the model alone).
