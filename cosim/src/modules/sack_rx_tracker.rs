@@ -478,7 +478,7 @@ impl SharedTrackerTraffic {
             mix
         };
         SharedTrackerTraffic {
-            rng: SplitMix64::new(seed ^ 0x5EED_0F_C0A7),
+            rng: SplitMix64::new(seed ^ 0x005E_ED0F_C0A7),
             ctx: (0..n)
                 .map(|q| TrackerTraffic::new(cfg, seed.wrapping_add(q as u64 * 0x9E37), mix))
                 .collect(),
