@@ -1,5 +1,6 @@
 //! `mrc_core`: the MRC transport core. The four blocks (`ev_spray_arbiter`, one shared;
-//! `sack_tx_scoreboard`, `sack_rx_tracker`, `nscc_window`, one of each per QP) and `mrc_csr`,
+//! `sack_tx_scoreboard`, one per QP; `sack_rx_tracker` and `nscc_window`, one each with a
+//! context per QP) and `mrc_csr`,
 //! with the glue of `model/src/mrc_core.rs` (its module doc is the contract: receive stage, one
 //! scoreboard op per QP per cycle, transmit pick, EV FIFO, feedback, NSCC event slots, RTT
 //! samples, QP control, EV event queue, counters). The cosim proves the two equal every cycle.

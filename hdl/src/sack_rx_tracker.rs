@@ -1,5 +1,7 @@
-//! `sack_rx_tracker`: receiver-side PSN tracking for one QP: circular SACK bitmap, cumulative
-//! ack, duplicate / out-of-window / trim classification, SACK coalescing, SACK and NACK build.
+//! `sack_rx_tracker`: receiver-side PSN tracking: circular SACK bitmap, cumulative ack,
+//! duplicate / out-of-window / trim classification, SACK coalescing, SACK and NACK build.
+//! One pipeline serves `qps` QPs (contexts): the description below is of one context; what
+//! a context keeps on its own and how the stages select it is after the diagram.
 //!
 //! ```text
 //!  pkt_* (one header per clock)
@@ -27,6 +29,18 @@
 //!    next edge: ncl_q <= popcount(clr_q) (clr_q2, cptr2 follow)
 //!    edge after: bits[cptr2 byte] &= ~clr_q2 and cack += ncl_q, together
 //! ```
+//!
+//! Contexts (`NicConfig::qps`; `mrc_core` has one tracker for all its QPs): each has its own
+//! bitmap, advance loop, cack / cack + 1 / hi_edge, ooo, bytes, coalescing state and counters,
+//! all in flops; the pipeline registers are shared. `pkt_qp` tags a packet (one for a context
+//! the tracker does not have is dropped); each stage carries its context one-hot and selects
+//! the per-context state it reads by it (I: the group read and the commit fold-in; C: the
+//! window edges; R: coalescing state and snapshots; E: the live cack for the fill). E reads
+//! the bitmap from a mirror loaded, at the edge that moves the packet from R to B, with what
+//! its context's bitmap takes at that edge. `qp_rst` bit q resets context q and drops its
+//! packets from every stage; `rsp_qp` tags the response; the counters are summed over the
+//! contexts and `cack_psn` is context 0's. With one context every select is a constant, and
+//! the tracker is the one-QP logic. Model: `mrc_model::sack_rx_tracker::SharedRxTracker`.
 //!
 //! Bitmap: W flops indexed circularly by `psn mod W`; slot k holds the PSN in
 //! `(cack, cack + W]` congruent to k. The advance loop walks the head up to 8 PSNs per clock
