@@ -346,6 +346,7 @@ pub struct SackRxTracker {
     k_b: Signal<Local, Bit>,
     k_e: Signal<Local, Bit>,
     qrst: Signal<Local, Bit>,
+    fsame: Signal<Local, Bit>,
     s_cp1: Signal<Local, Bits<24>>,
     s_hi: Signal<Local, Bits<24>>,
     s_rem: Signal<Local, Bits<24>>,
@@ -443,6 +444,7 @@ impl SackRxTracker {
             k_b: Default::default(),
             k_e: Default::default(),
             qrst: Default::default(),
+            fsame: Default::default(),
             s_cp1: Default::default(),
             s_hi: Default::default(),
             s_rem: Default::default(),
@@ -790,24 +792,24 @@ impl Logic for SackRxTracker {
         // the only PSN C could still find in such a slot is the next lap, q + W. In C, hi_edge
         // is still the one from before this edge (it is registered a cycle late from cack_p1),
         // so it is at most q + lim <= q + W, and C classifies q + W out of window whatever it reads.
-        // Both the read and the fold-in are of the packet's own context.
+        // Both are of the packet's own context: the commit ahead folds in only when it is of
+        // the same context (`fsame`), so the fold-in is formed once, not once per context.
+        self.fsame.next = self.c_new.q.val() & ((self.csel.val() & self.pselg.val()) != 0);
         for n in self._nb..self._nb_end {
             for h in 0..2 {
                 for j in 0..8 {
                     self.i_row[h * 8 + j].clock.next = self.clock.val();
                     self.t.next = false;
-                    for q in 0..self._nq {
-                        for g in 0..self._groups {
-                            self.bnx.next = self.bits[q * n * 8 + g * 16 + h * 8 + j].q.val()
-                                | (self.c_new.q.val()
-                                    & self.csel.val().get_bit(q)
-                                    & self.c_hihot[g].q.val()
-                                    & self.c_lohot[h * 8 + j].q.val());
-                            self.t.next = self.t.val()
+                    for g in 0..self._groups {
+                        self.bnx.next = self.fsame.val()
+                            & self.c_hihot[g].q.val()
+                            & self.c_lohot[h * 8 + j].q.val();
+                        for q in 0..self._nq {
+                            self.bnx.next = self.bnx.val()
                                 | (self.pselg.val().get_bit(q)
-                                    & self.hsel.val().get_bit(g)
-                                    & self.bnx.val());
+                                    & self.bits[q * n * 8 + g * 16 + h * 8 + j].q.val());
                         }
+                        self.t.next = self.t.val() | (self.hsel.val().get_bit(g) & self.bnx.val());
                     }
                     self.i_row[h * 8 + j].d.next = self.t.val() & !self.rst.val();
                 }
