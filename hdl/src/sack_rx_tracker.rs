@@ -152,11 +152,13 @@ pub struct SackRxTracker {
     one_ctx: Constant<Bits<16>>,
     /// 0xF with more than one context, else 0 (the context tags fold away).
     tag_mask: Constant<Bits<4>>,
-    // Each pipeline stage's context: one-hot (`*_qh`) for the selects, binary for `rsp_qp`.
-    i_qh: Vec<DFF<Bit>>,
-    c_qh: Vec<DFF<Bit>>,
-    r_qh: Vec<DFF<Bit>>,
-    b_qh: Vec<DFF<Bit>>,
+    // Each pipeline stage's context: a one-hot mask (`*_qm`) for the selects and the kills,
+    // binary (`*_qp`) for `rsp_qp`.
+    i_qm: DFF<Bits<16>>,
+    c_qm: DFF<Bits<16>>,
+    r_qm: DFF<Bits<16>>,
+    b_qm: DFF<Bits<16>>,
+    e_qm: DFF<Bits<16>>,
     i_qp: DFF<Bits<4>>,
     c_qp: DFF<Bits<4>>,
     r_qp: DFF<Bits<4>>,
@@ -332,13 +334,13 @@ pub struct SackRxTracker {
     fth: Signal<Local, Bits<64>>,
     fbig_mask: Constant<Bits<24>>,
     // The stage contexts as masks (bit q: context q) and what is selected by them.
-    hv: Signal<Local, Bits<16>>,
     psel: Signal<Local, Bits<16>>,
     pselg: Signal<Local, Bits<16>>,
     isel: Signal<Local, Bits<16>>,
     csel: Signal<Local, Bits<16>>,
     rsel: Signal<Local, Bits<16>>,
     bsel: Signal<Local, Bits<16>>,
+    esel: Signal<Local, Bits<16>>,
     k_p: Signal<Local, Bit>,
     k_i: Signal<Local, Bit>,
     k_c: Signal<Local, Bit>,
@@ -420,23 +422,24 @@ impl SackRxTracker {
             qid: (0..nq as u64).map(|q| Constant::new(q.into())).collect(),
             one_ctx: Constant::new(u64::from(!multi).into()),
             tag_mask: Constant::new((if multi { 0xFu64 } else { 0 }).into()),
-            i_qh: dffs(nq),
-            c_qh: dffs(nq),
-            r_qh: dffs(nq),
-            b_qh: dffs(nq),
+            i_qm: Default::default(),
+            c_qm: Default::default(),
+            r_qm: Default::default(),
+            b_qm: Default::default(),
+            e_qm: Default::default(),
             i_qp: Default::default(),
             c_qp: Default::default(),
             r_qp: Default::default(),
             b_qp: Default::default(),
             e_qp: Default::default(),
             o_qp: Default::default(),
-            hv: Default::default(),
             psel: Default::default(),
             pselg: Default::default(),
             isel: Default::default(),
             csel: Default::default(),
             rsel: Default::default(),
             bsel: Default::default(),
+            esel: Default::default(),
             k_p: Default::default(),
             k_i: Default::default(),
             k_c: Default::default(),
@@ -641,7 +644,7 @@ impl Logic for SackRxTracker {
             r_bytes, b_sack, b_nack, b_reason, b_psn, b_ev, b_m, b_cack, b_ooo, b_bytes, b_off,
             b_base, e_fneg, e_fbig, e_flo, e_sack, e_nack, e_reason, e_psn, e_ev, e_m, e_cack,
             e_ooo, e_bytes, e_off, o_sack, o_nack, o_cack, o_off, o_bm, o_m, o_ev, o_ooo, o_bytes,
-            o_reason, o_npsn, i_qp, c_qp, r_qp, b_qp, e_qp, o_qp
+            o_reason, o_npsn, i_qp, c_qp, r_qp, b_qp, e_qp, o_qp, i_qm, c_qm, r_qm, b_qm, e_qm
         );
         // Each context's own registers hold unless written below.
         for q in 0..self._nq {
@@ -692,36 +695,16 @@ impl Logic for SackRxTracker {
                 .replace_bit(q, self.pkt_qp.val() == self.qid[q].val());
         }
         self.pselg.next = self.psel.val() | self.one_ctx.val();
-        self.hv.next = bits::<16>(0);
-        for q in 0..self._nq {
-            self.hv.next = self.hv.val().replace_bit(q, self.i_qh[q].q.val());
-        }
-        self.isel.next = self.hv.val() | self.one_ctx.val();
-        self.hv.next = bits::<16>(0);
-        for q in 0..self._nq {
-            self.hv.next = self.hv.val().replace_bit(q, self.c_qh[q].q.val());
-        }
-        self.csel.next = self.hv.val() | self.one_ctx.val();
-        self.hv.next = bits::<16>(0);
-        for q in 0..self._nq {
-            self.hv.next = self.hv.val().replace_bit(q, self.r_qh[q].q.val());
-        }
-        self.rsel.next = self.hv.val() | self.one_ctx.val();
-        self.hv.next = bits::<16>(0);
-        for q in 0..self._nq {
-            self.hv.next = self.hv.val().replace_bit(q, self.b_qh[q].q.val());
-        }
-        self.bsel.next = self.hv.val() | self.one_ctx.val();
-        for q in 0..self._nq {
-            self.i_qh[q].clock.next = self.clock.val();
-            self.c_qh[q].clock.next = self.clock.val();
-            self.r_qh[q].clock.next = self.clock.val();
-            self.b_qh[q].clock.next = self.clock.val();
-            self.i_qh[q].d.next = self.psel.val().get_bit(q);
-            self.c_qh[q].d.next = self.i_qh[q].q.val();
-            self.r_qh[q].d.next = self.c_qh[q].q.val();
-            self.b_qh[q].d.next = self.r_qh[q].q.val();
-        }
+        self.i_qm.d.next = self.psel.val();
+        self.c_qm.d.next = self.i_qm.q.val();
+        self.r_qm.d.next = self.c_qm.q.val();
+        self.b_qm.d.next = self.r_qm.q.val();
+        self.e_qm.d.next = self.b_qm.q.val();
+        self.isel.next = self.i_qm.q.val() | self.one_ctx.val();
+        self.csel.next = self.c_qm.q.val() | self.one_ctx.val();
+        self.rsel.next = self.r_qm.q.val() | self.one_ctx.val();
+        self.bsel.next = self.b_qm.q.val() | self.one_ctx.val();
+        self.esel.next = self.e_qm.q.val() | self.one_ctx.val();
         self.i_qp.d.next = self.pkt_qp.val() & self.tag_mask.val();
         self.c_qp.d.next = self.i_qp.q.val();
         self.r_qp.d.next = self.c_qp.q.val();
@@ -734,15 +717,7 @@ impl Logic for SackRxTracker {
         self.k_c.next = self.rst.val() | ((self.qp_rst.val() & self.csel.val()) != 0);
         self.k_r.next = self.rst.val() | ((self.qp_rst.val() & self.rsel.val()) != 0);
         self.k_b.next = self.rst.val() | ((self.qp_rst.val() & self.bsel.val()) != 0);
-        self.hv.next = bits::<16>(0);
-        for q in 0..self._nq {
-            self.hv.next = self
-                .hv
-                .val()
-                .replace_bit(q, self.e_qp.q.val() == self.qid[q].val());
-        }
-        self.k_e.next =
-            self.rst.val() | ((self.qp_rst.val() & (self.hv.val() | self.one_ctx.val())) != 0);
+        self.k_e.next = self.rst.val() | ((self.qp_rst.val() & self.esel.val()) != 0);
 
         // ---- I: input registers, slot pre-decoded one-hot --------------------------------
         self.i_v.d.next = self.pkt_valid.val() & (self.psel.val() != 0);
@@ -1427,6 +1402,7 @@ impl Logic for SackRxTracker {
         // The mirror (more than one context): at the edge that moves the R packet to B, the
         // bits its context's bitmap takes at that edge, so B's read of it is that context's
         // bitmap as it stands. Read from the `.d` inputs, after every assignment to them.
+        // (`n`, one iteration: W/8 as a loop variable, which an index expression may use.)
         for e in self._mir..self._mir_end {
             for n in self._nb..self._nb_end {
                 for k in 0..self._w {

@@ -596,12 +596,11 @@ impl SharedRxTracker {
                 })
             })
             .collect();
-        let responding = |y: &&TrackerOutputs| y.sack_valid || y.nack_valid;
-        assert!(
-            ys.iter().filter(responding).count() <= 1,
-            "two contexts answered at once"
-        );
-        let mut out = match ys.iter().position(|y| y.sack_valid || y.nack_valid) {
+        let responding: Vec<usize> = (0..ys.len())
+            .filter(|&q| ys[q].sack_valid || ys[q].nack_valid)
+            .collect();
+        assert!(responding.len() <= 1, "two contexts answered at once");
+        let mut out = match responding.first().copied() {
             Some(q) => TrackerOutputs {
                 rsp_qp: q as u8,
                 ..ys[q]
