@@ -24,8 +24,9 @@
 //!        sack_valid | nack_valid, cack_out, sack_offset, sack_bitmap, ...   (t + 5)
 //!
 //!  advance loop, beside R, one byte per clock:
-//!    cur = head byte (a register; see below); m = cur | mask; p = prefix-AND(m); clr = p & ~mask
-//!    ptr <= p[7] ? rotate(ptr) : ptr;  mask <= p[7] ? 0 : p;  clr_q <= clr;  cptr <= ptr
+//!    cur = adv ? cur1 : cur0 (registers; see below); m = cur | mask; p = prefix-AND(m);
+//!    clr = p & ~mask;  ptr <= p[7] ? rotate(ptr) : ptr;  mask <= p[7] ? 0 : p;  adv <= p[7]
+//!    cur0 <= byte ptr, cur1 <= byte ptr + 1 (as after this edge);  clr_q <= clr;  cptr <= ptr
 //!    next edge: ncl_q <= popcount(clr_q) (clr_q2, cptr2 follow)
 //!    edge after: bits[cptr2 byte] &= ~clr_q2 and cack += ncl_q, together
 //! ```
@@ -202,7 +203,9 @@ pub struct SackRxTracker {
     ptr: Vec<DFF<Bit>>,
     cptr: Vec<DFF<Bit>>,
     mask: Vec<DFF<Bits<8>>>,
-    cur: Vec<DFF<Bits<8>>>,
+    cur0: Vec<DFF<Bits<8>>>,
+    cur1: Vec<DFF<Bits<8>>>,
+    adv: Vec<DFF<Bit>>,
     clr_q: Vec<DFF<Bits<8>>>,
     clr_q2: Vec<DFF<Bits<8>>>,
     cptr2: Vec<DFF<Bit>>,
@@ -296,6 +299,7 @@ pub struct SackRxTracker {
     mt0: Signal<Local, Bit>,
     mt1: Signal<Local, Bit>,
     m8: Signal<Local, Bits<8>>,
+    cur8: Signal<Local, Bits<8>>,
     p8: Signal<Local, Bits<8>>,
     run: Signal<Local, Bit>,
     full: Signal<Local, Bit>,
@@ -497,7 +501,9 @@ impl SackRxTracker {
             ptr: dffs(nq * nb),
             cptr: dffs(nq * nb),
             mask: dffs(nq),
-            cur: dffs(nq),
+            cur0: dffs(nq),
+            cur1: dffs(nq),
+            adv: dffs(nq),
             clr_q: dffs(nq),
             clr_q2: dffs(nq),
             cptr2: dffs(nq * nb),
@@ -588,6 +594,7 @@ impl SackRxTracker {
             mt0: Default::default(),
             mt1: Default::default(),
             m8: Default::default(),
+            cur8: Default::default(),
             p8: Default::default(),
             run: Default::default(),
             full: Default::default(),
@@ -649,7 +656,9 @@ impl Logic for SackRxTracker {
         // Each context's own registers hold unless written below.
         for q in 0..self._nq {
             self.mask[q].clock.next = self.clock.val();
-            self.cur[q].clock.next = self.clock.val();
+            self.cur0[q].clock.next = self.clock.val();
+            self.cur1[q].clock.next = self.clock.val();
+            self.adv[q].clock.next = self.clock.val();
             self.clr_q[q].clock.next = self.clock.val();
             self.clr_q2[q].clock.next = self.clock.val();
             self.ncl_q[q].clock.next = self.clock.val();
@@ -666,7 +675,9 @@ impl Logic for SackRxTracker {
             self.cnt_oow[q].clock.next = self.clock.val();
             self.cnt_trim[q].clock.next = self.clock.val();
             self.mask[q].d.next = self.mask[q].q.val();
-            self.cur[q].d.next = self.cur[q].q.val();
+            self.cur0[q].d.next = self.cur0[q].q.val();
+            self.cur1[q].d.next = self.cur1[q].q.val();
+            self.adv[q].d.next = self.adv[q].q.val();
             self.clr_q[q].d.next = self.clr_q[q].q.val();
             self.clr_q2[q].d.next = self.clr_q2[q].q.val();
             self.ncl_q[q].d.next = self.ncl_q[q].q.val();
@@ -826,11 +837,13 @@ impl Logic for SackRxTracker {
         self.c_ev.d.next = self.i_ev.q.val();
 
         // ---- advance loop of each context: one byte per clock ------------------------------
-        // The head byte is a register, `cur`: (cur | mask) always equals (bits[ptr byte] | mask),
-        // so the loop is cur -> prefix-AND -> full -> ptr/cur select. Its next value, for both
-        // outcomes, is read from the bitmap as it will be after this edge (this edge's NEW set
-        // included; this edge's clear only touches bits already in `mask`, or an older byte):
-        // hb = byte ptr, nb1 = byte ptr + 1.
+        // The head byte `cur` comes from registers: (cur | mask) always equals
+        // (bits[ptr byte] | mask). Both candidates for the next cycle are registered, read from
+        // the bitmap as it will be after this edge (this edge's NEW set included; this edge's
+        // clear only touches bits already in `mask`, or an older byte): cur0 = byte ptr,
+        // cur1 = byte ptr + 1; `adv` (ptr moved at this edge) picks one next cycle. So the
+        // W/8:1 byte selects hang off `ptr` alone and the loop is adv -> cur -> prefix-AND ->
+        // full -> ptr / mask / adv, with `full` no longer in front of the byte select's flops.
         self.sv.next = bits::<8>(0);
         for j in 0..8 {
             self.sv.next = self.sv.val().replace_bit(j, self.c_lo8[j].q.val());
@@ -890,7 +903,13 @@ impl Logic for SackRxTracker {
                 if self.c_new.q.val() & self.csel.val().get_bit(q) & self.mt1.val() {
                     self.nb1.next = self.nb1.val() | self.sv.val();
                 }
-                self.m8.next = self.cur[q].q.val() | self.mask[q].q.val();
+                self.cur0[q].d.next = self.hb.val();
+                self.cur1[q].d.next = self.nb1.val();
+                self.cur8.next = self.cur0[q].q.val();
+                if self.adv[q].q.val() {
+                    self.cur8.next = self.cur1[q].q.val();
+                }
+                self.m8.next = self.cur8.val() | self.mask[q].q.val();
                 self.p8.next = bits::<8>(0);
                 self.run.next = true;
                 for j in 0..8 {
@@ -899,12 +918,11 @@ impl Logic for SackRxTracker {
                 }
                 self.full.next = self.p8.val().get_bit(7);
                 self.clr_q[q].d.next = self.p8.val() & !self.mask[q].q.val();
+                self.adv[q].d.next = self.full.val();
                 if self.full.val() {
                     self.mask[q].d.next = bits::<8>(0);
-                    self.cur[q].d.next = self.nb1.val();
                 } else {
                     self.mask[q].d.next = self.p8.val();
-                    self.cur[q].d.next = self.hb.val();
                 }
                 for b in 0..self._nb {
                     self.ptr[q * n + b].clock.next = self.clock.val();
@@ -1337,7 +1355,9 @@ impl Logic for SackRxTracker {
                     self.mask[q].d.next = (bits::<8>(1) << self.bsh.val()) - 1;
                     self.clr_q[q].d.next = bits::<8>(0);
                     self.clr_q2[q].d.next = bits::<8>(0);
-                    self.cur[q].d.next = bits::<8>(0);
+                    self.cur0[q].d.next = bits::<8>(0);
+                    self.cur1[q].d.next = bits::<8>(0);
+                    self.adv[q].d.next = false;
                     self.ncl_q[q].d.next = bits::<4>(0);
                     self.nclm1_q[q].d.next = bits::<15>(0x7FFF);
                     self.cack[q].d.next = self.init_psn.val() - 1;
