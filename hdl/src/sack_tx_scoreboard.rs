@@ -317,7 +317,6 @@ pub struct SackTxScoreboard {
     s2_bext: Vec<DFF<Bit>>,
     s3_ackm: Vec<DFF<Bit>>,
     s3_holem: Vec<DFF<Bit>>,
-    ge_q: Vec<DFF<Bit>>,
     gh_any: Vec<DFF<Bit>>,
     p2_g: Vec<DFF<Bit>>,
     /// Per 16-slot group, copies of the scalar flops the slots' next flags read for the
@@ -689,7 +688,6 @@ impl SackTxScoreboard {
             s2_bext: dffs(nb + 8),
             s3_ackm: dffs(w),
             s3_holem: dffs(w),
-            ge_q: dffs(w),
             gh_any: dffs(groups),
             p2_g: dffs(groups),
             ctl_rep: dffs(groups),
@@ -1496,7 +1494,7 @@ impl Logic for SackTxScoreboard {
                 self.cand.next = self.rtx_f[g * 16 + 15 - j].q.val()
                     & self.out_f[g * 16 + 15 - j].q.val()
                     & !self.ack_f[g * 16 + 15 - j].q.val();
-                if self.cand.val() & self.ge_q[g * 16 + 15 - j].q.val() {
+                if self.cand.val() & self.s2_lge[15 - j].q.val() {
                     self.t_any.next = true;
                     self.t_first.next = self.nibble[15 - j].val();
                 }
@@ -1505,8 +1503,19 @@ impl Logic for SackTxScoreboard {
                     self.t_first2.next = self.nibble[15 - j].val();
                 }
             }
-            self.gh_any[g].d.next = self.t_any.val();
-            self.gh_first[g].d.next = self.t_first.val();
+            // At or after una: the whole group when una's slot is in an earlier group
+            // (s2_lgt), the slots at or above its in-group index when in this one (s2_leq),
+            // none otherwise; the S1 decode of una % W, no per-slot compare.
+            if self.s2_lgt[g].q.val() {
+                self.gh_any[g].d.next = self.t_any2.val();
+                self.gh_first[g].d.next = self.t_first2.val();
+            } else if self.s2_leq[g].q.val() {
+                self.gh_any[g].d.next = self.t_any.val();
+                self.gh_first[g].d.next = self.t_first.val();
+            } else {
+                self.gh_any[g].d.next = false;
+                self.gh_first[g].d.next = bits::<4>(0);
+            }
             self.ga_any[g].d.next = self.t_any2.val();
             self.ga_first[g].d.next = self.t_first2.val();
             if self.rst.val() {
@@ -1515,10 +1524,6 @@ impl Logic for SackTxScoreboard {
                 self.ga_any[g].d.next = false;
                 self.ga_first[g].d.next = bits::<4>(0);
             }
-        }
-        for k in 0..self._w {
-            self.ge_q[k].clock.next = self.clock.val();
-            self.ge_q[k].d.next = (self.kc[k].val() >= self.una_slot.val()) & !self.rst.val();
         }
         self.fh.next = false;
         self.fa2.next = false;
