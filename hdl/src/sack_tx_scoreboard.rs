@@ -31,9 +31,10 @@
 //!      head age from the RAM data: now - deadline >= 0 for now or now + 1 (TICK at S1),
 //!      against the RAM's and the bypassed deadline in parallel;
 //!      the timeout's scalar terms (TICK, una unchanged, not re-sent, age) -> s3_tok
-//!      head flags as of S3, per 16-slot group (pg): s2_hot & alive & not killed by this
-//!      edge's SACK apply; scalar kills (NACK on the head at S1, the previous TICK's mark)
-//!                  |  (s3_ackm, s3_holem, s3_hot; d_ev, s3_tok, pg, s3_kill)
+//!      head flags as of S3, per 16-slot group (pg): the head (group s2_leq, in-group
+//!      s2_ljeq) & alive & not killed by this edge's SACK apply; scalar kills (NACK on the
+//!      head at S1, the previous TICK's mark)
+//!                  |  (s3_ackm, s3_holem, s3_geq / s3_ljeq; d_ev, s3_tok, pg, s3_kill)
 //!  S3  apply: acked |= mask & outstanding; holes -> need_rtx once
 //!      head check: s3_tok & OR of 16 pg & !s3_kill (per slot: s3_tok & its own flags)
 //!      feedback (SACK M / NACK trim / TIMEOUT) -> fb_* registered   (3 cycles after op)
@@ -303,8 +304,12 @@ pub struct SackTxScoreboard {
     q_hot: Vec<DFF<Bit>>,
     /// The S1 op's slot is in this 16-slot group (the OR of its q_hot, registered).
     q_ghit: Vec<DFF<Bit>>,
-    s2_hot: Vec<DFF<Bit>>,
-    s3_hot: Vec<DFF<Bit>>,
+    /// una % W at S2 and S3 as its 16-slot group one-hot (S2: `s2_leq`) and in-group index
+    /// one-hot: slot g * 16 + j is the head when both bits are set (no 256 flops, no per-slot
+    /// compare).
+    s2_ljeq: Vec<DFF<Bit>>,
+    s3_geq: Vec<DFF<Bit>>,
+    s3_ljeq: Vec<DFF<Bit>>,
     pg: Vec<DFF<Bit>>,
     p_oa: Vec<DFF<Bit>>,
     p_rt: Vec<DFF<Bit>>,
@@ -674,8 +679,9 @@ impl SackTxScoreboard {
             c_bad_nack: Default::default(),
             q_hot: dffs(w),
             q_ghit: dffs(groups),
-            s2_hot: dffs(w),
-            s3_hot: dffs(w),
+            s2_ljeq: dffs(16),
+            s3_geq: dffs(groups),
+            s3_ljeq: dffs(16),
             pg: dffs(groups),
             p_oa: dffs(groups),
             p_rt: dffs(groups),
@@ -1162,9 +1168,13 @@ impl Logic for SackTxScoreboard {
             & (self.clr_q.q.val() == 0)
             & self.age_ok.val()
             & !self.err.q.val();
-        for k in 0..self._w {
-            self.s3_hot[k].clock.next = self.clock.val();
-            self.s3_hot[k].d.next = self.s2_hot[k].q.val();
+        for g in 0..self._groups {
+            self.s3_geq[g].clock.next = self.clock.val();
+            self.s3_geq[g].d.next = self.s2_leq[g].q.val();
+        }
+        for j in 0..16 {
+            self.s3_ljeq[j].clock.next = self.clock.val();
+            self.s3_ljeq[j].d.next = self.s2_ljeq[j].q.val();
         }
         // The head's flags as they will be at S3, read a cycle early and in 16-slot groups
         // (pg), so S3 ORs 16 flops instead of 256 slots. Between now and S3 the head can
@@ -1176,7 +1186,7 @@ impl Logic for SackTxScoreboard {
             self.pgt.next = false;
             for j in 0..16 {
                 self.pgt.next = self.pgt.val()
-                    | (self.s2_hot[g * 16 + j].q.val()
+                    | (self.s2_ljeq[j].q.val()
                         & self.out_f[g * 16 + j].q.val()
                         & !self.ack_f[g * 16 + j].q.val()
                         & !self.rtx_f[g * 16 + j].q.val()
@@ -1185,7 +1195,7 @@ impl Logic for SackTxScoreboard {
                                 | (self.s3_holem[g * 16 + j].q.val()
                                     & !self.hole_f[g * 16 + j].q.val()))));
             }
-            self.pg[g].d.next = self.pgt.val() & !self.rst.val();
+            self.pg[g].d.next = self.s2_leq[g].q.val() & self.pgt.val() & !self.rst.val();
         }
 
         // S2 masks: cumulative and hole ranges from una_slot at S1, the bitmap shifted by
@@ -1240,7 +1250,7 @@ impl Logic for SackTxScoreboard {
         self.hf.next = self.hf.val() & !self.s3_kill.q.val();
         self.limit.next = bit_cast::<7, 6>(self.head_tmo.q.val()) >= self.q_lb.q.val();
         // s3_tok is everything of a timeout but the head slot's own flags: each slot ANDs in
-        // its own (s3_hot selects one), so the 256-way hf only feeds the feedback and counters.
+        // its own (s3_geq & s3_ljeq select one), so the 256-way hf only feeds the feedback and counters.
         self.fire.next = self.s3_tok.q.val() & self.hf.val();
         // The S2 head's scalar kills (see pg): a NACK at S1 on it, or this timeout's mark
         // (`fire`: at the limit the QP errors instead and the next check cannot fire anyway).
@@ -1422,7 +1432,8 @@ impl Logic for SackTxScoreboard {
                 // No `!limit` here: at the limit the QP errors at this edge, and a marked head
                 // is then invisible (every op refused, nothing offered, reset clears it); it
                 // keeps `limit` off this 256-sink net.
-                if self.s3_hot[p * 8 + i].q.val()
+                if self.s3_geq[p / 2].q.val()
+                    & self.s3_ljeq[(p % 2) * 8 + i].q.val()
                     & self.s3_tok.q.val()
                     & self.out_f[p * 8 + i].q.val()
                     & !self.ack_f[p * 8 + i].q.val()
@@ -1703,9 +1714,9 @@ impl Logic for SackTxScoreboard {
         self.s2_tick.d.next = self.is_tick.val() & !self.err.q.val();
         self.s2_us.d.next = self.clr_q.q.val() == 0;
         self.s2_slot.d.next = self.una_slot.val();
-        for k in 0..self._w {
-            self.s2_hot[k].clock.next = self.clock.val();
-            self.s2_hot[k].d.next = self.kc[k].val() == self.una_slot.val();
+        for j in 0..16 {
+            self.s2_ljeq[j].clock.next = self.clock.val();
+            self.s2_ljeq[j].d.next = (self.una_slot.val() & 15) == self.kc[j].val();
         }
 
         // S0: the EV RAM read for the op's S1 (TICK: the head, at una as S1 will see it,
