@@ -1,10 +1,11 @@
 //! `sack_tx_scoreboard`: the sender's retransmission scoreboard for one QP (MRC notes 1, 3).
 //!
 //! ```text
-//!  ports --I regs (i_*: op cleared by rst, one-hot i_hot of psn % W, msb(bitmap) as an
-//!                  8 x 8 encoder, cack + 1, cack + offset, hole ends less msb (hx, hc))
-//!  op + fields --S0 regs (q_*, q_hot = i_hot, hole end mod W q_hh = hx + msb (hc without a
-//!                  bitmap), the SEND's RTO exponents (head: head_tmo kept / + 1 / 0;
+//!  ports --I regs (i_*: op cleared by rst, psn % W as one-hots of its 16-slot group i_g
+//!                  and in-group index i_j, msb(bitmap) as an 8 x 8 encoder, cack + 1,
+//!                  cack + offset, hole ends less msb (hx, hc))
+//!  op + fields --S0 regs (q_*, q_ghit / q_j = i_g / i_j, hole end mod W q_hh = hx + msb
+//!                  (hc without a bitmap), the SEND's RTO exponents (head: head_tmo kept / + 1 / 0;
 //!                  non-head); against una(S1) = una + pc_q: ca = cack + 1 - una, hole
 //!                  length less msb (xb, cb), nxt - una; room = nxt - cack - off (for nxt
 //!                  and nxt + 1); msb registered alone (q_t6);
@@ -145,6 +146,7 @@ pub struct SackTxScoreboard {
     k_one24: Constant<Bits<24>>,
     wc12: Constant<Bits<12>>,
     lgw: Constant<Bits<5>>,
+    /// 0..max(W/8, 16): abyte, 16-slot group and in-group indices.
     kc: Vec<Constant<Bits<10>>>,
     bbc: Vec<Constant<Bits<10>>>,
     c8: Vec<Constant<Bits<7>>>,
@@ -174,7 +176,11 @@ pub struct SackTxScoreboard {
     i_xs: DFF<Bits<24>>,
     i_hx: DFF<Bits<18>>,
     i_hc: DFF<Bits<18>>,
-    i_hot: Vec<DFF<Bit>>,
+    /// psn % W of the port's op as its 16-slot group one-hot (`i_g`) and in-group index
+    /// one-hot (`i_j`); slot g * 16 + j is the op's when both are set. `q_j` is `i_j` at S0
+    /// (`q_ghit` is `i_g`).
+    i_g: Vec<DFF<Bit>>,
+    i_j: Vec<DFF<Bit>>,
     q_op: DFF<Bits<3>>,
     q_psn: DFF<Bits<24>>,
     q_ev: DFF<Bits<8>>,
@@ -301,8 +307,8 @@ pub struct SackTxScoreboard {
     c_stale_sack: DFF<Bits<32>>,
     c_bad_sack: DFF<Bits<32>>,
     c_bad_nack: DFF<Bits<32>>,
-    q_hot: Vec<DFF<Bit>>,
-    /// The S1 op's slot is in this 16-slot group (the OR of its q_hot, registered).
+    q_j: Vec<DFF<Bit>>,
+    /// The S1 op's slot is in this 16-slot group.
     q_ghit: Vec<DFF<Bit>>,
     /// una % W at S2 and S3 as its 16-slot group one-hot (S2: `s2_leq`) and in-group index
     /// one-hot: slot g * 16 + j is the head when both bits are set (no 256 flops, no per-slot
@@ -458,7 +464,6 @@ pub struct SackTxScoreboard {
     age_ok: Signal<Local, Bit>,
     gnew: Signal<Local, Bit>,
     gsr: Signal<Local, Bit>,
-    ghot: Signal<Local, Bit>,
     nk_pre: Signal<Local, Bit>,
     t72: Signal<Local, Bits<72>>,
     _w: usize,
@@ -522,7 +527,9 @@ impl SackTxScoreboard {
             k_one24: Constant::new(1u64.into()),
             wc12: Constant::new((w as u64).into()),
             lgw: Constant::new((w.trailing_zeros() as u64).into()),
-            kc: (0..w as u64).map(|k| Constant::new(k.into())).collect(),
+            kc: (0..(w as u64 / 8).max(16))
+                .map(|k| Constant::new(k.into()))
+                .collect(),
             bbc: (0..nb + 8)
                 .map(|x| Constant::new((((x + 2 * nb - 8) % nb) as u64).into()))
                 .collect(),
@@ -559,7 +566,8 @@ impl SackTxScoreboard {
             i_xs: Default::default(),
             i_hx: Default::default(),
             i_hc: Default::default(),
-            i_hot: dffs(w),
+            i_g: dffs(groups),
+            i_j: dffs(16),
             q_op: Default::default(),
             q_psn: Default::default(),
             q_ev: Default::default(),
@@ -677,7 +685,7 @@ impl SackTxScoreboard {
             c_stale_sack: Default::default(),
             c_bad_sack: Default::default(),
             c_bad_nack: Default::default(),
-            q_hot: dffs(w),
+            q_j: dffs(16),
             q_ghit: dffs(groups),
             s2_ljeq: dffs(16),
             s3_geq: dffs(groups),
@@ -823,7 +831,6 @@ impl SackTxScoreboard {
             age_ok: Default::default(),
             gnew: Default::default(),
             gsr: Default::default(),
-            ghot: Default::default(),
             nk_pre: Default::default(),
             t72: Default::default(),
             _w: w,
@@ -1024,7 +1031,7 @@ impl Logic for SackTxScoreboard {
             self.send_new.next = self.snew0.val();
         }
         // The per-slot flag updates use these prefixes with the slot's own flags (the slot is
-        // the one q_hot selects, so its flags are what fo/fa/fr would mux): the 256-way mux
+        // the one q_ghit and q_j select, so its flags are what fo/fa/fr would mux): the 256-way mux
         // then feeds only the few global consumers below, not every slot's next state.
         self.nk_pre.next = self.is_nack.val() & !self.err.q.val() & self.in_win.val();
         // A retransmit is "sendable as one" (rtx_ok, no sn_q in it) and not new; the RAM write,
@@ -1404,8 +1411,10 @@ impl Logic for SackTxScoreboard {
                 & !self.l_cg.val().get_bit(4)
                 & !self.g_snew1.val()
                 & self.in_win.val();
-            self.g_nk.next =
-                self.l_cg.val().get_bit(3) & !self.l_cg.val().get_bit(4) & self.in_win.val();
+            self.g_nk.next = self.q_ghit[p / 2].q.val()
+                & self.l_cg.val().get_bit(3)
+                & !self.l_cg.val().get_bit(4)
+                & self.in_win.val();
             for i in 0..8 {
                 self.out_f[p * 8 + i].clock.next = self.clock.val();
                 self.ack_f[p * 8 + i].clock.next = self.clock.val();
@@ -1450,7 +1459,8 @@ impl Logic for SackTxScoreboard {
                     self.gnew.next = self.q_ghit[p / 2].q.val() & self.g_snew0.val();
                     self.gsr.next = self.q_ghit[p / 2].q.val() & self.g_sr0.val();
                 }
-                if self.q_hot[p * 8 + i].q.val() {
+                // (gnew, gsr and g_nk are qualified by the group, q_ghit)
+                if self.q_j[(p % 2) * 8 + i].q.val() {
                     if self.gnew.val() {
                         self.no.next = true;
                         self.na.next = false;
@@ -1902,8 +1912,8 @@ impl Logic for SackTxScoreboard {
         self.q_inw.d.next = (self.relp.val() >> self.lgw.val()) == 0;
         self.q_head.d.next = self.relp.val() == 0;
         self.psl.next = bit_cast::<10, 24>(self.i_psn.q.val()) & self.wm.val();
-        // I stage: the ports; the op slot's one-hot, so S0's slot read and q_hot start
-        // from a flop beside their slots instead of a 256-way decode of one PSN register.
+        // I stage: the ports; the op slot as group and in-group one-hots, so S0's slot read
+        // and the S1 flag update start from flops, not from a decode of one PSN register.
         self.i_op.d.next = self.op.val();
         if self.rst.val() {
             self.i_op.d.next = bits::<3>(0);
@@ -1920,19 +1930,17 @@ impl Logic for SackTxScoreboard {
         self.i_lin.d.next = self.rto_linear_retries.val();
         self.i_thr.d.next = self.rtx_ooo_threshold.val();
         self.ipsl.next = bit_cast::<10, 24>(self.psn.val()) & self.wm.val();
-        for k in 0..self._w {
-            self.i_hot[k].clock.next = self.clock.val();
-            self.i_hot[k].d.next = self.kc[k].val() == self.ipsl.val();
-            self.q_hot[k].clock.next = self.clock.val();
-            self.q_hot[k].d.next = self.i_hot[k].q.val();
-        }
         for g in 0..self._groups {
+            self.i_g[g].clock.next = self.clock.val();
+            self.i_g[g].d.next = (self.ipsl.val() >> 4) == self.kc[g].val();
             self.q_ghit[g].clock.next = self.clock.val();
-            self.ghot.next = false;
-            for k in 0..16 {
-                self.ghot.next = self.ghot.val() | self.i_hot[g * 16 + k].q.val();
-            }
-            self.q_ghit[g].d.next = self.ghot.val();
+            self.q_ghit[g].d.next = self.i_g[g].q.val();
+        }
+        for j in 0..16 {
+            self.i_j[j].clock.next = self.clock.val();
+            self.i_j[j].d.next = (self.ipsl.val() & 15) == self.kc[j].val();
+            self.q_j[j].clock.next = self.clock.val();
+            self.q_j[j].d.next = self.i_j[j].q.val();
         }
         // The S1 slot read, a cycle early: each slot's flags as this edge leaves them, apart
         // from the S1 op's and the timeout's updates (their slot is one compare away, c_*):
@@ -1946,7 +1954,7 @@ impl Logic for SackTxScoreboard {
             self.pr_t.next = false;
             for h in 0..2 {
                 for i in 0..8 {
-                    self.hot0.next = self.i_hot[g * 16 + h * 8 + i].q.val();
+                    self.hot0.next = self.i_j[h * 8 + i].q.val();
                     self.oa_k.next = self.out_f[g * 16 + h * 8 + i].q.val()
                         & !self.ack_f[g * 16 + h * 8 + i].q.val()
                         & !(self.l_cg.val().get_bit(0) & self.s3_ackm[g * 16 + h * 8 + i].q.val())
@@ -1961,8 +1969,8 @@ impl Logic for SackTxScoreboard {
                                     & !self.hole_f[g * 16 + h * 8 + i].q.val())));
                 }
             }
-            self.p_oa[g].d.next = self.po_t.val() & !self.rst.val();
-            self.p_rt[g].d.next = self.pr_t.val() & !self.rst.val();
+            self.p_oa[g].d.next = self.i_g[g].q.val() & self.po_t.val() & !self.rst.val();
+            self.p_rt[g].d.next = self.i_g[g].q.val() & self.pr_t.val() & !self.rst.val();
         }
         // The S1 op (the previous op) on the same slot overrides: a new SEND leaves it
         // outstanding, unacked, unmarked; a retransmit unmarks it; a NACK marks it, as does a
