@@ -224,6 +224,10 @@ pub struct SackTxScoreboard {
     now: DFF<Bits<32>>,
     now1: DFF<Bits<32>>,
     head_tmo: DFF<Bits<6>>,
+    /// `head_tmo >= linear + backoff retries` (q_lb), registered in step with both: its next
+    /// value from head_tmo's three outcomes against q_lb's next value, so the retry limit is
+    /// a flop in front of `err` and not a compare.
+    lim_q: DFF<Bit>,
     err: DFF<Bit>,
     r_err_psn: DFF<Bits<24>>,
     last_rb: DFF<Bits<24>>,
@@ -416,6 +420,8 @@ pub struct SackTxScoreboard {
     m_head: Signal<Local, Bit>,
     fire: Signal<Local, Bit>,
     limit: Signal<Local, Bit>,
+    lim_h: Signal<Local, Bit>,
+    lim_h1: Signal<Local, Bit>,
     no: Signal<Local, Bit>,
     na: Signal<Local, Bit>,
     nr: Signal<Local, Bit>,
@@ -606,6 +612,7 @@ impl SackTxScoreboard {
             now: Default::default(),
             now1: Default::default(),
             head_tmo: Default::default(),
+            lim_q: Default::default(),
             err: Default::default(),
             r_err_psn: Default::default(),
             last_rb: Default::default(),
@@ -784,6 +791,8 @@ impl SackTxScoreboard {
             m_head: Default::default(),
             fire: Default::default(),
             limit: Default::default(),
+            lim_h: Default::default(),
+            lim_h1: Default::default(),
             no: Default::default(),
             na: Default::default(),
             nr: Default::default(),
@@ -905,6 +914,7 @@ impl Logic for SackTxScoreboard {
             now,
             now1,
             head_tmo,
+            lim_q,
             err,
             r_err_psn,
             last_rb,
@@ -1255,9 +1265,10 @@ impl Logic for SackTxScoreboard {
             self.hf.next = self.hf.val() | self.pg[g].q.val();
         }
         self.hf.next = self.hf.val() & !self.s3_kill.q.val();
-        self.limit.next = bit_cast::<7, 6>(self.head_tmo.q.val()) >= self.q_lb.q.val();
+        self.limit.next = self.lim_q.q.val();
         // s3_tok is everything of a timeout but the head slot's own flags: each slot ANDs in
-        // its own (s3_geq & s3_ljeq select one), so the 256-way hf only feeds the feedback and counters.
+        // its own (s3_geq & s3_ljeq select one), so the 256-way hf only feeds the feedback and
+        // counters.
         self.fire.next = self.s3_tok.q.val() & self.hf.val();
         // The S2 head's scalar kills (see pg): a NACK at S1 on it, or this timeout's mark
         // (`fire`: at the limit the QP errors instead and the next check cannot fire anyway).
@@ -1298,6 +1309,16 @@ impl Logic for SackTxScoreboard {
         self.r_una.d.next = self.r_una.q.val() + bit_cast::<24, 4>(self.pc_q.q.val());
         if self.pc_q.q.val() != 0 {
             self.head_tmo.d.next = bits::<6>(0);
+        }
+        // lim_q follows head_tmo's outcome (kept / + 1 / 0) against q_lb's next value.
+        self.lim_h.next = bit_cast::<7, 6>(self.head_tmo.q.val()) >= self.i_lb.q.val();
+        self.lim_h1.next = (bit_cast::<7, 6>(self.head_tmo.q.val()) + 1) >= self.i_lb.q.val();
+        self.lim_q.d.next = self.lim_h.val();
+        if self.fire.val() & !self.limit.val() {
+            self.lim_q.d.next = self.lim_h1.val();
+        }
+        if self.pc_q.q.val() != 0 {
+            self.lim_q.d.next = self.i_lb.q.val() == 0;
         }
         // The loop works on `cur`, the acked flags of its abyte as of the previous edge: the
         // 32:1 select from 256 flags is a cycle ahead of the prefix, its own registered step.
@@ -1995,6 +2016,7 @@ impl Logic for SackTxScoreboard {
             self.now.d.next = bits::<32>(0);
             self.now1.d.next = bits::<32>(1);
             self.head_tmo.d.next = bits::<6>(0);
+            self.lim_q.d.next = self.i_lb.q.val() == 0;
             self.err.d.next = false;
             self.r_err_psn.d.next = bits::<24>(0);
             self.last_rb.d.next = bits::<24>(0);
