@@ -1693,8 +1693,11 @@ impl Logic for SackTxScoreboard {
         self.drun.next = false;
         for j in 0..16 {
             self.s2_lge[j].clock.next = self.clock.val();
-            self.drun.next = self.drun.val() | ((self.una_slot.val() & 15) == self.kc[j].val());
+            self.s2_ljeq[j].clock.next = self.clock.val();
+            self.deq.next = (self.una_slot.val() & 15) == self.kc[j].val();
+            self.drun.next = self.drun.val() | self.deq.val();
             self.s2_lge[j].d.next = self.drun.val();
+            self.s2_ljeq[j].d.next = self.deq.val();
         }
         self.drun.next = false;
         for g in 0..self._groups {
@@ -1745,10 +1748,6 @@ impl Logic for SackTxScoreboard {
         self.s2_tick.d.next = self.is_tick.val() & !self.err.q.val();
         self.s2_us.d.next = self.clr_q.q.val() == 0;
         self.s2_slot.d.next = self.una_slot.val();
-        for j in 0..16 {
-            self.s2_ljeq[j].clock.next = self.clock.val();
-            self.s2_ljeq[j].d.next = (self.una_slot.val() & 15) == self.kc[j].val();
-        }
 
         // S0: the EV RAM read for the op's S1 (TICK: the head, at una as S1 will see it,
         // una + pc_q; otherwise psn % W), and the two writes it cannot see (see S1).
