@@ -203,7 +203,6 @@ pub struct SackTxScoreboard {
     q_m: DFF<Bits<2>>,
     q_rb: DFF<Bits<24>>,
     q_reason: DFF<Bits<8>>,
-    q_lb: DFF<Bits<7>>,
     q_thr: DFF<Bits<10>>,
     q_eq0: DFF<Bit>,
     q_eq1: DFF<Bit>,
@@ -224,9 +223,9 @@ pub struct SackTxScoreboard {
     now: DFF<Bits<32>>,
     now1: DFF<Bits<32>>,
     head_tmo: DFF<Bits<6>>,
-    /// `head_tmo >= linear + backoff retries` (q_lb), registered in step with both: its next
-    /// value from head_tmo's three outcomes against q_lb's next value, so the retry limit is
-    /// a flop in front of `err` and not a compare.
+    /// `head_tmo >= linear + backoff retries` of the op in S0, registered in step with both:
+    /// its next value from head_tmo's three outcomes against the I stage's sum (`i_lb`), so
+    /// the retry limit is a flop in front of `err` and not a compare.
     lim_q: DFF<Bit>,
     err: DFF<Bit>,
     r_err_psn: DFF<Bits<24>>,
@@ -594,7 +593,6 @@ impl SackTxScoreboard {
             q_m: Default::default(),
             q_rb: Default::default(),
             q_reason: Default::default(),
-            q_lb: Default::default(),
             q_thr: Default::default(),
             q_eq0: Default::default(),
             q_eq1: Default::default(),
@@ -896,7 +894,6 @@ impl Logic for SackTxScoreboard {
             q_m,
             q_rb,
             q_reason,
-            q_lb,
             q_thr,
             q_eq0,
             q_eq1,
@@ -1310,7 +1307,7 @@ impl Logic for SackTxScoreboard {
         if self.pc_q.q.val() != 0 {
             self.head_tmo.d.next = bits::<6>(0);
         }
-        // lim_q follows head_tmo's outcome (kept / + 1 / 0) against q_lb's next value.
+        // lim_q follows head_tmo's outcome (kept / + 1 / 0) against the limit's next value.
         self.lim_h.next = bit_cast::<7, 6>(self.head_tmo.q.val()) >= self.i_lb.q.val();
         self.lim_h1.next = (bit_cast::<7, 6>(self.head_tmo.q.val()) + 1) >= self.i_lb.q.val();
         self.lim_q.d.next = self.lim_h.val();
@@ -1871,7 +1868,6 @@ impl Logic for SackTxScoreboard {
         // linear + backoff retries, summed here so the limit check is one compare
         self.i_lb.d.next = bit_cast::<7, 3>(self.rto_linear_retries.val())
             + bit_cast::<7, 5>(self.rto_backoff_retries.val());
-        self.q_lb.d.next = self.i_lb.q.val();
         // The RTO exponents (see S1): e + max(head_tmo - linear, 0) capped at 30, for this
         // head_tmo and for one more; una moving (pc_q) clears head_tmo at this edge and
         // takes precedence; a timeout at the limit errors the QP instead, and S1 then
