@@ -152,19 +152,13 @@ pub struct SackRxTracker {
     /// 1 with one context (its selects are then constant), else 0.
     one_ctx: Constant<Bits<16>>,
     /// 0xF with more than one context, else 0 (the context tags fold away).
-    tag_mask: Constant<Bits<4>>,
-    // Each pipeline stage's context: a one-hot mask (`*_qm`) for the selects and the kills,
-    // binary (`*_qp`) for `rsp_qp`.
+    // Each pipeline stage's context, one-hot, for the selects and the kills; `rsp_qp` is
+    // encoded from the last (`o_qp`), so no binary tag rides the pipeline beside it.
     i_qm: DFF<Bits<16>>,
     c_qm: DFF<Bits<16>>,
     r_qm: DFF<Bits<16>>,
     b_qm: DFF<Bits<16>>,
     e_qm: DFF<Bits<16>>,
-    i_qp: DFF<Bits<4>>,
-    c_qp: DFF<Bits<4>>,
-    r_qp: DFF<Bits<4>>,
-    b_qp: DFF<Bits<4>>,
-    e_qp: DFF<Bits<4>>,
     o_qp: DFF<Bits<4>>,
 
     // I
@@ -340,6 +334,7 @@ pub struct SackRxTracker {
     // The stage contexts as masks (bit q: context q) and what is selected by them.
     psel: Signal<Local, Bits<16>>,
     pselg: Signal<Local, Bits<16>>,
+    qenc: Signal<Local, Bits<4>>,
     isel: Signal<Local, Bits<16>>,
     csel: Signal<Local, Bits<16>>,
     rsel: Signal<Local, Bits<16>>,
@@ -425,20 +420,15 @@ impl SackRxTracker {
             rsp_qp: Default::default(),
             qid: (0..nq as u64).map(|q| Constant::new(q.into())).collect(),
             one_ctx: Constant::new(u64::from(!multi).into()),
-            tag_mask: Constant::new((if multi { 0xFu64 } else { 0 }).into()),
             i_qm: Default::default(),
             c_qm: Default::default(),
             r_qm: Default::default(),
             b_qm: Default::default(),
             e_qm: Default::default(),
-            i_qp: Default::default(),
-            c_qp: Default::default(),
-            r_qp: Default::default(),
-            b_qp: Default::default(),
-            e_qp: Default::default(),
             o_qp: Default::default(),
             psel: Default::default(),
             pselg: Default::default(),
+            qenc: Default::default(),
             isel: Default::default(),
             csel: Default::default(),
             rsel: Default::default(),
@@ -651,7 +641,7 @@ impl Logic for SackRxTracker {
             r_bytes, b_sack, b_nack, b_reason, b_psn, b_ev, b_m, b_cack, b_ooo, b_bytes, b_off,
             b_base, e_fneg, e_fbig, e_flo, e_sack, e_nack, e_reason, e_psn, e_ev, e_m, e_cack,
             e_ooo, e_bytes, e_off, o_sack, o_nack, o_cack, o_off, o_bm, o_m, o_ev, o_ooo, o_bytes,
-            o_reason, o_npsn, i_qp, c_qp, r_qp, b_qp, e_qp, o_qp, i_qm, c_qm, r_qm, b_qm, e_qm
+            o_reason, o_npsn, o_qp, i_qm, c_qm, r_qm, b_qm, e_qm
         );
         // Each context's own registers hold unless written below.
         for q in 0..self._nq {
@@ -716,11 +706,6 @@ impl Logic for SackRxTracker {
         self.rsel.next = self.r_qm.q.val() | self.one_ctx.val();
         self.bsel.next = self.b_qm.q.val() | self.one_ctx.val();
         self.esel.next = self.e_qm.q.val() | self.one_ctx.val();
-        self.i_qp.d.next = self.pkt_qp.val() & self.tag_mask.val();
-        self.c_qp.d.next = self.i_qp.q.val();
-        self.r_qp.d.next = self.c_qp.q.val();
-        self.b_qp.d.next = self.r_qp.q.val();
-        self.e_qp.d.next = self.b_qp.q.val();
         // A context's reset drops its packets wherever they are in the pipeline (as `rst`
         // empties the whole pipeline): k_x for the packet entering the stage after x.
         self.k_p.next = self.rst.val() | ((self.qp_rst.val() & self.pselg.val()) != 0);
@@ -1240,6 +1225,14 @@ impl Logic for SackRxTracker {
         self.any.next = (self.e_sack.q.val() | self.e_nack.q.val()) & !self.k_e.val();
         self.o_sack.d.next = self.e_sack.q.val() & !self.k_e.val();
         self.o_nack.d.next = self.e_nack.q.val() & !self.k_e.val();
+        // The responding context's number, from E's one-hot (one bit set whenever E holds a
+        // packet: i_v needs a context match).
+        self.qenc.next = bits::<4>(0);
+        for q in 0..self._nq {
+            if self.e_qm.q.val().get_bit(q) {
+                self.qenc.next = self.qenc.val() | self.qid[q].val();
+            }
+        }
         self.o_qp.d.next = bits::<4>(0);
         self.o_cack.d.next = bits::<24>(0);
         self.o_off.d.next = bits::<16>(0);
@@ -1260,7 +1253,7 @@ impl Logic for SackRxTracker {
             self.o_bytes.d.next = self.e_bytes.q.val();
             self.o_reason.d.next = self.e_reason.q.val();
             self.o_npsn.d.next = self.e_psn.q.val();
-            self.o_qp.d.next = self.e_qp.q.val();
+            self.o_qp.d.next = self.qenc.val();
         }
 
         // ---- synchronous reset -----------------------------------------------------------
@@ -1268,11 +1261,6 @@ impl Logic for SackRxTracker {
         self.bbyte.next = bit_cast::<7, 24>(self.islot.val() >> 3);
         self.bsh.next = bit_cast::<3, 24>(self.islot.val());
         if self.rst.val() {
-            self.i_qp.d.next = bits::<4>(0);
-            self.c_qp.d.next = bits::<4>(0);
-            self.r_qp.d.next = bits::<4>(0);
-            self.b_qp.d.next = bits::<4>(0);
-            self.e_qp.d.next = bits::<4>(0);
             self.o_qp.d.next = bits::<4>(0);
             self.i_v.d.next = false;
             self.i_psn.d.next = bits::<24>(0);
