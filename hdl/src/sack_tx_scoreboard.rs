@@ -44,7 +44,7 @@
 //!            pc_q = popcount(clr), cptr_q
 //!            -> next edge: clear, una += pc_q (pc_q is the `una_adv` output)
 //!  rtx pick: cand = need_rtx & out & ~acked; P1 per-16 first (at/after una, any) ->
-//!            P2 first group (slot, and one-hot group x in-group index) ->
+//!            P2 first group (one-hot: prefix OR; slot an AND-OR, no mux chain) ->
 //!            P3 re-validate against current flops (AND-OR by the one-hots) -> rtx_valid;
 //!            slot -> PSN (rtx_psn follows the P2 pick, read only with rtx_valid)
 //! ```
@@ -419,8 +419,6 @@ pub struct SackTxScoreboard {
     m_head: Signal<Local, Bit>,
     fire: Signal<Local, Bit>,
     limit: Signal<Local, Bit>,
-    lim_h: Signal<Local, Bit>,
-    lim_h1: Signal<Local, Bit>,
     no: Signal<Local, Bit>,
     na: Signal<Local, Bit>,
     nr: Signal<Local, Bit>,
@@ -443,6 +441,12 @@ pub struct SackTxScoreboard {
     fa2: Signal<Local, Bit>,
     sel_h: Signal<Local, Bits<10>>,
     sel_a: Signal<Local, Bits<10>>,
+    ph: Signal<Local, Bit>,
+    pa: Signal<Local, Bit>,
+    hh: Signal<Local, Bit>,
+    ha: Signal<Local, Bit>,
+    sx_h: Signal<Local, Bits<10>>,
+    sx_a: Signal<Local, Bits<10>>,
     cv: Signal<Local, Bit>,
     t6: Signal<Local, Bits<6>>,
     hx: Signal<Local, Bits<18>>,
@@ -789,8 +793,6 @@ impl SackTxScoreboard {
             m_head: Default::default(),
             fire: Default::default(),
             limit: Default::default(),
-            lim_h: Default::default(),
-            lim_h1: Default::default(),
             no: Default::default(),
             na: Default::default(),
             nr: Default::default(),
@@ -812,6 +814,12 @@ impl SackTxScoreboard {
             fa2: Default::default(),
             sel_h: Default::default(),
             sel_a: Default::default(),
+            ph: Default::default(),
+            pa: Default::default(),
+            hh: Default::default(),
+            ha: Default::default(),
+            sx_h: Default::default(),
+            sx_a: Default::default(),
             cv: Default::default(),
             t6: Default::default(),
             hx: Default::default(),
@@ -1307,13 +1315,12 @@ impl Logic for SackTxScoreboard {
         if self.pc_q.q.val() != 0 {
             self.head_tmo.d.next = bits::<6>(0);
         }
-        // lim_q follows head_tmo's outcome (kept / + 1 / 0) against the limit's next value.
-        self.lim_h.next = bit_cast::<7, 6>(self.head_tmo.q.val()) >= self.i_lb.q.val();
-        self.lim_h1.next = (bit_cast::<7, 6>(self.head_tmo.q.val()) + 1) >= self.i_lb.q.val();
-        self.lim_q.d.next = self.lim_h.val();
-        if self.fire.val() & !self.limit.val() {
-            self.lim_q.d.next = self.lim_h1.val();
-        }
+        // lim_q: head_tmo against the limit's next value, cleared with head_tmo when una moves.
+        // `fire` is not an input: `limit` is read only when a timeout fires, and no timeout
+        // fires the clock after one (its head is marked: s3_kill or its rtx flag hides it;
+        // at the limit err stops the QP), so lim_q may miss head_tmo's + 1 for exactly the
+        // clock in which nobody reads it. That keeps fire's long route off lim_q.
+        self.lim_q.d.next = bit_cast::<7, 6>(self.head_tmo.q.val()) >= self.i_lb.q.val();
         if self.pc_q.q.val() != 0 {
             self.lim_q.d.next = self.i_lb.q.val() == 0;
         }
@@ -1564,36 +1571,50 @@ impl Logic for SackTxScoreboard {
                 self.ga_first[g].d.next = bits::<4>(0);
             }
         }
+        // P2 picks the first group with a candidate at or after una (gh_*), else the first
+        // with any (ga_*). Written as a one-hot and AND-OR, not as "last assignment wins":
+        // a group is hot when it has a candidate and no earlier group does (the prefix OR
+        // ph / pa), and the slot is the OR of the hot group's base and first index, so
+        // synthesis sees a balanced OR, not a mux chain as deep as there are groups.
         self.fh.next = false;
         self.fa2.next = false;
+        for g in 0..self._groups {
+            self.fh.next = self.fh.val() | self.gh_any[g].q.val();
+            self.fa2.next = self.fa2.val() | self.ga_any[g].q.val();
+        }
+        self.ph.next = false;
+        self.pa.next = false;
         self.sel_h.next = bits::<10>(0);
         self.sel_a.next = bits::<10>(0);
         for g in 0..self._groups {
+            self.hh.next = self.gh_any[g].q.val() & !self.ph.val();
+            self.ha.next = self.ga_any[g].q.val() & !self.pa.val();
             self.f4.next = self.gh_first[g].q.val();
             self.f4b.next = self.ga_first[g].q.val();
-            if self.gh_any[g].q.val() & !self.fh.val() {
-                self.fh.next = true;
-                self.sel_h.next = self.gbase[g].val() | bit_cast::<10, 4>(self.f4.val());
+            self.sx_h.next = bits::<10>(0);
+            self.sx_a.next = bits::<10>(0);
+            if self.hh.val() {
+                self.sx_h.next = self.gbase[g].val() | bit_cast::<10, 4>(self.f4.val());
             }
-            if self.ga_any[g].q.val() & !self.fa2.val() {
-                self.fa2.next = true;
-                self.sel_a.next = self.gbase[g].val() | bit_cast::<10, 4>(self.f4b.val());
+            if self.ha.val() {
+                self.sx_a.next = self.gbase[g].val() | bit_cast::<10, 4>(self.f4b.val());
             }
+            self.sel_h.next = self.sel_h.val() | self.sx_h.val();
+            self.sel_a.next = self.sel_a.val() | self.sx_a.val();
+            // P2's group, registered one-hot, so the re-validation is an AND-OR over the
+            // flags, not a compare per slot.
+            self.p2_g[g].clock.next = self.clock.val();
+            self.p2_g[g].d.next = self.hh.val() | (self.ha.val() & !self.fh.val());
+            self.ph.next = self.ph.val() | self.gh_any[g].q.val();
+            self.pa.next = self.pa.val() | self.ga_any[g].q.val();
         }
         self.p2_valid.d.next = self.fh.val() | self.fa2.val();
         if self.fh.val() {
             self.p2_slot.d.next = self.sel_h.val();
-        } else if self.fa2.val() {
-            self.p2_slot.d.next = self.sel_a.val();
         } else {
-            self.p2_slot.d.next = bits::<10>(0);
+            self.p2_slot.d.next = self.sel_a.val();
         }
-        // P2's slot also registered one-hot as group and in-group index (p2_g, p2_n), so
-        // the re-validation is an AND-OR over the flags, not a 10-bit compare per slot.
-        for g in 0..self._groups {
-            self.p2_g[g].clock.next = self.clock.val();
-            self.p2_g[g].d.next = (self.p2_slot.d.val() >> 4) == self.kc[g].val();
-        }
+        // and its in-group index one-hot, decoded from the 4 bits just formed
         for j in 0..16 {
             self.p2_n[j].clock.next = self.clock.val();
             self.p2_n[j].d.next = (self.p2_slot.d.val() & 15) == self.kc[j].val();

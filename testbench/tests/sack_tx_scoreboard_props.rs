@@ -113,6 +113,21 @@ fn check(seq: &[TxInputs], out: &[TxOutputs]) -> Result<(), String> {
                 p = (p + 1) & M24;
             }
         }
+        // No timeout fires the clock after one (its head is marked): the RTL's retry-limit
+        // flop (`lim_q`) skips head_tmo's + 1 for that clock and relies on it.
+        if t >= 2
+            && !seq[t - 2..=t].iter().any(|s| s.rst)
+            && y.cnt_timeouts.wrapping_sub(out[t - 1].cnt_timeouts) == 1
+            && out[t - 1]
+                .cnt_timeouts
+                .wrapping_sub(out[t - 2].cnt_timeouts)
+                == 1
+        {
+            return Err(format!(
+                "steps {} and {t}: timeouts on consecutive clocks",
+                t - 1
+            ));
+        }
         // NACK / timeout feedback names the EV stored for that PSN
         if y.fb_valid && y.fb_kind >= 3 && t >= FB_LATENCY {
             let op = &seq[t - FB_LATENCY];
