@@ -160,6 +160,7 @@ pub struct SackTxScoreboard {
     i_op: DFF<Bits<3>>,
     i_psn: DFF<Bits<24>>,
     i_pm1: DFF<Bits<24>>,
+    i_rel: DFF<Bits<24>>,
     i_ev: DFF<Bits<8>>,
     i_off: DFF<Bits<16>>,
     i_bm: DFF<Bits<64>>,
@@ -353,7 +354,10 @@ pub struct SackTxScoreboard {
     gh_first: Vec<DFF<Bits<4>>>,
     ga_any: Vec<DFF<Bit>>,
     ga_first: Vec<DFF<Bits<4>>>,
-    relp: Signal<Local, Bits<24>>,
+    rel_lo: Signal<Local, Bits<4>>,
+    rel_h0: Signal<Local, Bit>,
+    rel_h1: Signal<Local, Bit>,
+    rel_mz: Signal<Local, Bit>,
     slot: Signal<Local, Bits<10>>,
     una_slot: Signal<Local, Bits<10>>,
     foa_raw: Signal<Local, Bit>,
@@ -559,6 +563,7 @@ impl SackTxScoreboard {
             i_op: Default::default(),
             i_psn: Default::default(),
             i_pm1: Default::default(),
+            i_rel: Default::default(),
             i_ev: Default::default(),
             i_off: Default::default(),
             i_bm: Default::default(),
@@ -727,7 +732,10 @@ impl SackTxScoreboard {
             gh_first: dffs(groups),
             ga_any: dffs(groups),
             ga_first: dffs(groups),
-            relp: Default::default(),
+            rel_lo: Default::default(),
+            rel_h0: Default::default(),
+            rel_h1: Default::default(),
+            rel_mz: Default::default(),
             slot: Default::default(),
             una_slot: Default::default(),
             foa_raw: Default::default(),
@@ -866,6 +874,7 @@ impl Logic for SackTxScoreboard {
             i_op,
             i_psn,
             i_pm1,
+            i_rel,
             i_ev,
             i_off,
             i_bm,
@@ -1944,10 +1953,21 @@ impl Logic for SackTxScoreboard {
         // psn == nxt + 1 as psn - 1 == nxt (i_pm1, formed as the port is registered): an
         // equality of two flops, with no carry chain in front of q_eq1's group copies.
         self.q_eq1.d.next = self.i_pm1.q.val() == self.r_nxt.q.val();
-        // psn - una at S1, formed here: una at S1 is this edge's una + popcount(clr_q).
-        self.relp.next = self.i_psn.q.val() - self.una_nx.val();
-        self.q_inw.d.next = (self.relp.val() >> self.lgw.val()) == 0;
-        self.q_head.d.next = self.relp.val() == 0;
+        // psn - una at S1 (una at S1 is this edge's una + pc_q) from i_rel = psn - una, which
+        // the I edge formed against this edge's una (una_nx there): relp = i_rel - pc_q with
+        // pc_q <= 8 < 64 <= W, so "in the window" and "the head" are tests of i_rel's bits
+        // against pc_q, no carry chain: i_rel in [pc_q, pc_q + W) is i_rel / W == 0 and
+        // i_rel >= pc_q, or i_rel / W == 1 and i_rel % W < pc_q. (After a reset at the I edge
+        // I holds no op, so the una it used is never wrong for an op.)
+        self.rel_lo.next = bit_cast::<4, 24>(self.i_rel.q.val() & 15);
+        self.rel_h0.next = (self.i_rel.q.val() >> self.lgw.val()) == 0;
+        self.rel_h1.next = (self.i_rel.q.val() >> self.lgw.val()) == 1;
+        self.rel_mz.next = ((bit_cast::<10, 24>(self.i_rel.q.val()) & self.wm.val()) >> 4) == 0;
+        self.q_inw.d.next = (self.rel_h0.val()
+            & (!self.rel_mz.val() | (self.rel_lo.val() >= self.pc_q.q.val())))
+            | (self.rel_h1.val() & self.rel_mz.val() & (self.rel_lo.val() < self.pc_q.q.val()));
+        self.q_head.d.next =
+            self.rel_h0.val() & self.rel_mz.val() & (self.rel_lo.val() == self.pc_q.q.val());
         self.psl.next = bit_cast::<10, 24>(self.i_psn.q.val()) & self.wm.val();
         // I stage: the ports; the op slot as group and in-group one-hots, so S0's slot read
         // and the S1 flag update start from flops, not from a decode of one PSN register.
@@ -1957,6 +1977,7 @@ impl Logic for SackTxScoreboard {
         }
         self.i_psn.d.next = self.psn.val();
         self.i_pm1.d.next = self.psn.val() - self.k_one24.val();
+        self.i_rel.d.next = self.psn.val() - self.una_nx.val();
         self.i_ev.d.next = self.ev_idx.val();
         self.i_off.d.next = self.offset.val();
         self.i_bm.d.next = self.bitmap.val();
