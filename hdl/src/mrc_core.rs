@@ -273,6 +273,8 @@ pub struct MrcCore {
     wok: Vec<DFF<Bit>>,
     // The pick's cwnd check, registered (see `fit` below).
     fit: Vec<DFF<Bit>>,
+    // "pending bytes are non-zero", its own flop, so the pick does not OR 32 bits of pend.
+    pnz: Vec<DFF<Bit>>,
     c_acks: DFF<Bits<32>>,
     c_evqdrop: DFF<Bits<32>>,
 
@@ -329,6 +331,7 @@ pub struct MrcCore {
     l_isum_m: Signal<Local, Bits<34>>,
     l_isum_m2: Signal<Local, Bits<34>>,
     l_fit: Signal<Local, Bit>,
+    l_sq_nz: Signal<Local, Bit>,
     l_fit_s: Signal<Local, Bit>,
     l_p32: Signal<Local, Bits<32>>,
     l_er: Signal<Local, Bit>,
@@ -729,6 +732,7 @@ impl MrcCore {
             dq: dffs(q),
             wok: dffs(q),
             fit: dffs(q),
+            pnz: dffs(q),
             c_acks: Default::default(),
             c_evqdrop: Default::default(),
             o_tx_valid: Default::default(),
@@ -781,6 +785,7 @@ impl MrcCore {
             l_isum_m: Default::default(),
             l_isum_m2: Default::default(),
             l_fit: Default::default(),
+            l_sq_nz: Default::default(),
             l_fit_s: Default::default(),
             l_p32: Default::default(),
             l_er: Default::default(),
@@ -1098,7 +1103,7 @@ impl Logic for MrcCore {
             self.l_er.next =
                 self.l_base.val() & self.sb[i].rtx_valid.val() & (self.hold[i].q.val() == 0);
             self.l_en.next = self.l_base.val()
-                & (self.pend[i].q.val() != 0)
+                & self.pnz[i].q.val()
                 & self.sb[i].can_send.val()
                 & self.wok[i].q.val()
                 & self.fit[i].q.val();
@@ -1356,6 +1361,7 @@ impl Logic for MrcCore {
         }
 
         // ---- send-queue post check -------------------------------------------------------
+        self.l_sq_nz.next = self.sq_bytes.val() != 0;
         self.l_sq_ok.next = self.sq_valid.val()
             & (self.sq_qp.val() < self.k_q8.val())
             & self.l_sqe.val()
@@ -1482,6 +1488,7 @@ impl Logic for MrcCore {
             self.en[i].clock.next = self.clock.val();
             self.wok[i].clock.next = self.clock.val();
             self.fit[i].clock.next = self.clock.val();
+            self.pnz[i].clock.next = self.clock.val();
             self.rst_q[i].clock.next = self.clock.val();
             self.pend[i].clock.next = self.clock.val();
             self.nxt[i].clock.next = self.clock.val();
@@ -1675,16 +1682,24 @@ impl Logic for MrcCore {
             self.l_pend2.next = bit_cast::<32, 33>(
                 bit_cast::<33, 32>(self.l_sq_p.val()) + bit_cast::<33, 32>(self.sq_bytes.val()),
             );
+            // pnz follows pend without looking at its 32 bits: pend1 is non-zero exactly when
+            // pend > MTU (l_gt); a post is accepted only when pend + posted does not carry
+            // out, so pend3 (pend + posted - MTU, or posted) and pend2 (pend + posted) are
+            // non-zero exactly when l_gt or posted != 0, and pnz or posted != 0.
             if self.l_sent_new.val() {
                 if self.l_sq_here.val() {
                     self.pend[i].d.next = self.l_pend3.val();
+                    self.pnz[i].d.next = self.l_gt.val() | self.l_sq_nz.val();
                 } else {
                     self.pend[i].d.next = self.l_pend1.val();
+                    self.pnz[i].d.next = self.l_gt.val();
                 }
             } else if self.l_sq_here.val() {
                 self.pend[i].d.next = self.l_pend2.val();
+                self.pnz[i].d.next = self.pnz[i].q.val() | self.l_sq_nz.val();
             } else {
                 self.pend[i].d.next = self.pend[i].q.val();
+                self.pnz[i].d.next = self.pnz[i].q.val();
             }
             self.l_nxt_new.next = self.nxt[i].q.val();
             if self.l_sent_new.val() {
@@ -1810,6 +1825,7 @@ impl Logic for MrcCore {
                     self.wok[i].d.next = false;
                     self.fit[i].d.next = false;
                     self.pend[i].d.next = 0.into();
+                    self.pnz[i].d.next = false;
                     self.nxt[i].d.next = self.l_init_psn.val();
                     self.outs[i].d.next = self.l_outs_i.val();
                     self.infl[i].d.next = 0.into();
@@ -1832,6 +1848,7 @@ impl Logic for MrcCore {
                 self.wok[i].d.next = false;
                 self.fit[i].d.next = false;
                 self.pend[i].d.next = 0.into();
+                self.pnz[i].d.next = false;
                 self.nxt[i].d.next = 0.into();
                 self.outs[i].d.next = self.l_outs_r.val();
                 self.infl[i].d.next = 0.into();

@@ -694,10 +694,12 @@ impl CoreTraffic {
             x.sq_qp = self.rng.below(self.q as u64) as u8;
             x.sq_bytes = 1 + self.rng.below(3 * u64::from(self.mtu)) as u32;
             if self.rng.chance(self.mix.sq_bad_pct, 100) {
-                if self.rng.chance(1, 2) {
-                    x.sq_qp = (self.q as u64 + self.rng.below(8)) as u8;
-                } else {
-                    x.sq_bytes = u32::MAX - self.rng.below(1000) as u32;
+                // an unknown QP, a post that would overflow the pending count, or an empty
+                // post (accepted, and it must not change whether the QP has bytes to send)
+                match self.rng.below(3) {
+                    0 => x.sq_qp = (self.q as u64 + self.rng.below(8)) as u8,
+                    1 => x.sq_bytes = u32::MAX - self.rng.below(1000) as u32,
+                    _ => x.sq_bytes = 0,
                 }
             }
         }
