@@ -151,7 +151,6 @@ pub struct SackRxTracker {
     qid: Vec<Constant<Bits<4>>>,
     /// 1 with one context (its selects are then constant), else 0.
     one_ctx: Constant<Bits<16>>,
-    /// 0xF with more than one context, else 0 (the context tags fold away).
     // Each pipeline stage's context, one-hot, for the selects and the kills; `rsp_qp` is
     // encoded from the last (`o_qp`), so no binary tag rides the pipeline beside it.
     i_qm: DFF<Bits<16>>,

@@ -224,9 +224,9 @@ pub struct SackTxScoreboard {
     now: DFF<Bits<32>>,
     now1: DFF<Bits<32>>,
     head_tmo: DFF<Bits<6>>,
-    /// `head_tmo >= linear + backoff retries` of the op in S0, registered in step with both:
-    /// its next value from head_tmo's three outcomes against the I stage's sum (`i_lb`), so
-    /// the retry limit is a flop in front of `err` and not a compare.
+    /// `head_tmo >= linear + backoff retries`, registered against the I stage's sum (`i_lb`)
+    /// so the retry limit is a flop in front of `err`, not a compare; it lags head_tmo's + 1
+    /// by the one clock after a timeout, when it is not read (see where it is formed).
     lim_q: DFF<Bit>,
     err: DFF<Bit>,
     r_err_psn: DFF<Bits<24>>,
