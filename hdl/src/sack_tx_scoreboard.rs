@@ -24,11 +24,12 @@
 //!      SACK  cack/offset/bitmap checks (stale / bad / good): one compare of two flops
 //!            each (the S0 differences; nxt - una picked by sn_q); lengths; base slot q_x % W;
 //!            mask bounds lo = una % W, ends (cack + 1) % W and (hx + msb) % W decoded
-//!            per 16-slot group (s2_*gt / s2_*eq / s2_*ge), cumulative full / wrapped / has-holes
+//!            per 16-slot group (s2_*gt / s2_*eq / s2_*ge), cumulative full / wrapped / has-holes;
+//!            the bitmap shifted by base % 8 (72 bits, s2_bm)
 //!                  |  (s2_*; RAM data)
 //!  S2  SACK masks: cum = (k - lo) % W < cack - una + 1, hole = ... < hr - thr, each a
 //!      LUT or two per slot from the decoded bounds (k in [lo, end), or outside [end, lo)),
-//!      bitmap << base % 8 placed as 9 bytes at abyte base / 8 (one-hot, 9:1 per abyte)
+//!      the shifted bitmap placed as 9 bytes at abyte base / 8 (one-hot, 9:1 per abyte)
 //!      head age from the RAM data: now - deadline >= 0 for now or now + 1 (TICK at S1),
 //!      against the RAM's and the bypassed deadline in parallel;
 //!      the timeout's scalar terms (TICK, una unchanged, not re-sent, age) -> s3_tok
@@ -44,7 +45,8 @@
 //!            pc_q = popcount(clr), cptr_q
 //!            -> next edge: clear, una += pc_q (pc_q is the `una_adv` output)
 //!  rtx pick: cand = need_rtx & out & ~acked; P1 per-16 first (at/after una, any) ->
-//!            P2 first group (one-hot: prefix OR; slot an AND-OR, no mux chain) ->
+//!            P1b per four groups (a quad): first group, its index and first slot ->
+//!            P2 first quad (one-hot: prefix OR; slot an AND-OR, no mux chain) ->
 //!            P3 re-validate against current flops (AND-OR by the one-hots) -> rtx_valid;
 //!            slot -> PSN (rtx_psn follows the P2 pick, read only with rtx_valid)
 //! ```
@@ -92,7 +94,7 @@
 //!
 //! Latencies (step indices, op at step t): flags / counters of SEND, NACK, refused ops at
 //! t+1 (`nxt`, counters in the outputs of step t+1); SACK acked flags at t+3, una from t+5
-//! (up to 8 PSNs per clock); feedback and `acked_bytes` at t+3; `rtx_psn` about 3 cycles after
+//! (up to 8 PSNs per clock); feedback and `acked_bytes` at t+3; `rtx_psn` about 4 cycles after
 //! the mark. The golden model is `mrc_model::sack_tx_scoreboard`.
 
 use mrc_config::NicConfig;
@@ -153,7 +155,7 @@ pub struct SackTxScoreboard {
     c6: Vec<Constant<Bits<6>>>,
     nibble: Vec<Constant<Bits<4>>>,
     above8: Vec<Constant<Bits<8>>>,
-    gbase: Vec<Constant<Bits<10>>>,
+    qbase: Vec<Constant<Bits<10>>>,
     ram: RAM<Bits<40>, 10>,
     // I stage: the ports registered (op cleared by rst) and what needs only them: the
     // bitmap's msb, cack + offset, the hole ends less the msb, the slot one-hot.
@@ -254,8 +256,7 @@ pub struct SackTxScoreboard {
     s2_wc: DFF<Bit>,
     s2_wh: DFF<Bit>,
     s2_hne: DFF<Bit>,
-    s2_sh: DFF<Bits<3>>,
-    s2_bm: DFF<Bits<64>>,
+    s2_bm: DFF<Bits<72>>,
     s2_ev: DFF<Bits<8>>,
     s2_m: DFF<Bits<2>>,
     s2_ab: DFF<Bits<24>>,
@@ -354,6 +355,15 @@ pub struct SackTxScoreboard {
     gh_first: Vec<DFF<Bits<4>>>,
     ga_any: Vec<DFF<Bit>>,
     ga_first: Vec<DFF<Bits<4>>>,
+    bh_any: Vec<DFF<Bit>>,
+    bh_gi: Vec<DFF<Bits<2>>>,
+    bh_m: Vec<DFF<Bits<4>>>,
+    bh_f: Vec<DFF<Bits<4>>>,
+    ba_any: Vec<DFF<Bit>>,
+    ba_gi: Vec<DFF<Bits<2>>>,
+    ba_m: Vec<DFF<Bits<4>>>,
+    ba_f: Vec<DFF<Bits<4>>>,
+    m2: Vec<Constant<Bits<2>>>,
     rel_lo: Signal<Local, Bits<4>>,
     rel_h0: Signal<Local, Bit>,
     rel_h1: Signal<Local, Bit>,
@@ -468,6 +478,14 @@ pub struct SackTxScoreboard {
     nxt1: Signal<Local, Bits<24>>,
     f4: Signal<Local, Bits<4>>,
     f4b: Signal<Local, Bits<4>>,
+    qm_h: Signal<Local, Bits<4>>,
+    qm_a: Signal<Local, Bits<4>>,
+    qi_h: Signal<Local, Bits<2>>,
+    qi_a: Signal<Local, Bits<2>>,
+    qf_h: Signal<Local, Bits<4>>,
+    qf_a: Signal<Local, Bits<4>>,
+    i2h: Signal<Local, Bits<2>>,
+    i2a: Signal<Local, Bits<2>>,
     ca_nx: Signal<Local, Bits<24>>,
     dl2: Signal<Local, Bits<32>>,
     bdif0: Signal<Local, Bits<32>>,
@@ -484,6 +502,7 @@ pub struct SackTxScoreboard {
     _nb_last: usize,
     _nb9: usize,
     _groups: usize,
+    _quads: usize,
 }
 
 fn dffs<T: Synth>(n: usize) -> Vec<DFF<T>> {
@@ -552,8 +571,8 @@ impl SackTxScoreboard {
             above8: (0..8u64)
                 .map(|j| Constant::new((0xFFu64 & !((2u64 << j) - 1)).into()))
                 .collect(),
-            gbase: (0..groups as u64)
-                .map(|g| Constant::new((16 * g).into()))
+            qbase: (0..groups as u64 / 4)
+                .map(|k| Constant::new((64 * k).into()))
                 .collect(),
             ram: RAM::new(
                 (0..1024u64)
@@ -642,7 +661,6 @@ impl SackTxScoreboard {
             s2_wc: Default::default(),
             s2_wh: Default::default(),
             s2_hne: Default::default(),
-            s2_sh: Default::default(),
             s2_bm: Default::default(),
             s2_ev: Default::default(),
             s2_m: Default::default(),
@@ -732,6 +750,15 @@ impl SackTxScoreboard {
             gh_first: dffs(groups),
             ga_any: dffs(groups),
             ga_first: dffs(groups),
+            bh_any: dffs(groups / 4),
+            bh_gi: dffs(groups / 4),
+            bh_m: dffs(groups / 4),
+            bh_f: dffs(groups / 4),
+            ba_any: dffs(groups / 4),
+            ba_gi: dffs(groups / 4),
+            ba_m: dffs(groups / 4),
+            ba_f: dffs(groups / 4),
+            m2: (0..4u64).map(|m| Constant::new(m.to_bits())).collect(),
             rel_lo: Default::default(),
             rel_h0: Default::default(),
             rel_h1: Default::default(),
@@ -845,6 +872,14 @@ impl SackTxScoreboard {
             nxt1: Default::default(),
             f4: Default::default(),
             f4b: Default::default(),
+            qm_h: Default::default(),
+            qm_a: Default::default(),
+            qi_h: Default::default(),
+            qi_a: Default::default(),
+            qf_h: Default::default(),
+            qf_a: Default::default(),
+            i2h: Default::default(),
+            i2a: Default::default(),
             ca_nx: Default::default(),
             dl2: Default::default(),
             bdif0: Default::default(),
@@ -861,6 +896,7 @@ impl SackTxScoreboard {
             _nb_last: nb - 1,
             _nb9: nb + 8,
             _groups: groups,
+            _quads: groups / 4,
         }
     }
 }
@@ -942,7 +978,6 @@ impl Logic for SackTxScoreboard {
             s2_wc,
             s2_wh,
             s2_hne,
-            s2_sh,
             s2_bm,
             s2_ev,
             s2_m,
@@ -1229,14 +1264,14 @@ impl Logic for SackTxScoreboard {
             self.pg[g].d.next = self.s2_leq[g].q.val() & self.pgt.val() & !self.rst.val();
         }
 
-        // S2 masks: cumulative and hole ranges from una_slot at S1, the bitmap shifted by
-        // base % 8 and placed as 9 bytes from abyte base / 8 (one-hot s2_bext).
+        // S2 masks: cumulative and hole ranges from una_slot at S1, the bitmap (shifted by
+        // base % 8 at S1) placed as 9 bytes from abyte base / 8 (one-hot s2_bext).
         // A slot k is in a range of length L from lo when (k - lo) % W < L: all slots when
         // L >= W; else, with e = (lo + L) % W, k >= lo and k < e, or (wrapped: e < lo)
         // k >= lo or k < e. k >= x is decoded at S1 over 16-slot groups (k = 16 kh + kl:
         // kh > xh, or kh == xh and kl >= xl), so a slot costs a LUT or two per bound where a
         // subtract and a compare per slot took about 17 carry cells.
-        self.sh72.next = bit_cast::<72, 64>(self.s2_bm.q.val()) << self.s2_sh.q.val();
+        self.sh72.next = self.s2_bm.q.val();
         for g in 0..self._groups {
             for h in 0..2 {
                 self.t8.next = bits::<8>(0);
@@ -1580,42 +1615,116 @@ impl Logic for SackTxScoreboard {
                 self.ga_first[g].d.next = bits::<4>(0);
             }
         }
-        // P2 picks the first group with a candidate at or after una (gh_*), else the first
-        // with any (ga_*). Written as a one-hot and AND-OR, not as "last assignment wins":
-        // a group is hot when it has a candidate and no earlier group does (the prefix OR
-        // ph / pa), and the slot is the OR of the hot group's base and first index, so
-        // synthesis sees a balanced OR, not a mux chain as deep as there are groups.
+        // P1b: per four groups (a quad), the first group with a candidate at or after una
+        // (bh_*) and the first with any (ba_*): its index in the quad (binary and one-hot)
+        // and its first slot, so P2 picks over G/4 quads, not G groups.
+        for k in 0..self._quads {
+            self.bh_any[k].clock.next = self.clock.val();
+            self.bh_gi[k].clock.next = self.clock.val();
+            self.bh_m[k].clock.next = self.clock.val();
+            self.bh_f[k].clock.next = self.clock.val();
+            self.ba_any[k].clock.next = self.clock.val();
+            self.ba_gi[k].clock.next = self.clock.val();
+            self.ba_m[k].clock.next = self.clock.val();
+            self.ba_f[k].clock.next = self.clock.val();
+            self.ph.next = false;
+            self.pa.next = false;
+            self.qm_h.next = bits::<4>(0);
+            self.qm_a.next = bits::<4>(0);
+            self.qi_h.next = bits::<2>(0);
+            self.qi_a.next = bits::<2>(0);
+            self.qf_h.next = bits::<4>(0);
+            self.qf_a.next = bits::<4>(0);
+            for m in 0..4 {
+                self.hh.next = self.gh_any[k * 4 + m].q.val() & !self.ph.val();
+                self.ha.next = self.ga_any[k * 4 + m].q.val() & !self.pa.val();
+                self.f4.next = bits::<4>(0);
+                self.f4b.next = bits::<4>(0);
+                self.i2h.next = bits::<2>(0);
+                self.i2a.next = bits::<2>(0);
+                if self.hh.val() {
+                    self.f4.next = self.gh_first[k * 4 + m].q.val();
+                    self.i2h.next = self.m2[m].val();
+                }
+                if self.ha.val() {
+                    self.f4b.next = self.ga_first[k * 4 + m].q.val();
+                    self.i2a.next = self.m2[m].val();
+                }
+                // (ORed outside the ifs: an accumulation inside one is a mux chain)
+                self.qf_h.next = self.qf_h.val() | self.f4.val();
+                self.qf_a.next = self.qf_a.val() | self.f4b.val();
+                self.qi_h.next = self.qi_h.val() | self.i2h.val();
+                self.qi_a.next = self.qi_a.val() | self.i2a.val();
+                self.qm_h.next = self.qm_h.val().replace_bit(m, self.hh.val());
+                self.qm_a.next = self.qm_a.val().replace_bit(m, self.ha.val());
+                self.ph.next = self.ph.val() | self.gh_any[k * 4 + m].q.val();
+                self.pa.next = self.pa.val() | self.ga_any[k * 4 + m].q.val();
+            }
+            self.bh_any[k].d.next = self.ph.val();
+            self.ba_any[k].d.next = self.pa.val();
+            self.bh_m[k].d.next = self.qm_h.val();
+            self.ba_m[k].d.next = self.qm_a.val();
+            self.bh_gi[k].d.next = self.qi_h.val();
+            self.ba_gi[k].d.next = self.qi_a.val();
+            self.bh_f[k].d.next = self.qf_h.val();
+            self.ba_f[k].d.next = self.qf_a.val();
+            if self.rst.val() {
+                self.bh_any[k].d.next = false;
+                self.ba_any[k].d.next = false;
+                self.bh_m[k].d.next = bits::<4>(0);
+                self.ba_m[k].d.next = bits::<4>(0);
+                self.bh_gi[k].d.next = bits::<2>(0);
+                self.ba_gi[k].d.next = bits::<2>(0);
+                self.bh_f[k].d.next = bits::<4>(0);
+                self.ba_f[k].d.next = bits::<4>(0);
+            }
+        }
+        // P2 picks the first quad with a candidate at or after una (bh_*), else the first
+        // with any (ba_*). Written as a one-hot and AND-OR, not as "last assignment wins":
+        // a quad is hot when it has a candidate and no earlier quad does (the prefix OR
+        // ph / pa), and the slot is the OR of the hot quad's base, group and first index, so
+        // synthesis sees a balanced OR, not a mux chain as deep as there are quads.
         self.fh.next = false;
         self.fa2.next = false;
-        for g in 0..self._groups {
-            self.fh.next = self.fh.val() | self.gh_any[g].q.val();
-            self.fa2.next = self.fa2.val() | self.ga_any[g].q.val();
+        for k in 0..self._quads {
+            self.fh.next = self.fh.val() | self.bh_any[k].q.val();
+            self.fa2.next = self.fa2.val() | self.ba_any[k].q.val();
         }
         self.ph.next = false;
         self.pa.next = false;
         self.sel_h.next = bits::<10>(0);
         self.sel_a.next = bits::<10>(0);
-        for g in 0..self._groups {
-            self.hh.next = self.gh_any[g].q.val() & !self.ph.val();
-            self.ha.next = self.ga_any[g].q.val() & !self.pa.val();
-            self.f4.next = self.gh_first[g].q.val();
-            self.f4b.next = self.ga_first[g].q.val();
+        for k in 0..self._quads {
+            self.hh.next = self.bh_any[k].q.val() & !self.ph.val();
+            self.ha.next = self.ba_any[k].q.val() & !self.pa.val();
             self.sx_h.next = bits::<10>(0);
             self.sx_a.next = bits::<10>(0);
+            // (bit_cast cannot take an indexed field: through locals)
+            self.i2h.next = self.bh_gi[k].q.val();
+            self.i2a.next = self.ba_gi[k].q.val();
+            self.f4.next = self.bh_f[k].q.val();
+            self.f4b.next = self.ba_f[k].q.val();
             if self.hh.val() {
-                self.sx_h.next = self.gbase[g].val() | bit_cast::<10, 4>(self.f4.val());
+                self.sx_h.next = self.qbase[k].val()
+                    | (bit_cast::<10, 2>(self.i2h.val()) << 4)
+                    | bit_cast::<10, 4>(self.f4.val());
             }
             if self.ha.val() {
-                self.sx_a.next = self.gbase[g].val() | bit_cast::<10, 4>(self.f4b.val());
+                self.sx_a.next = self.qbase[k].val()
+                    | (bit_cast::<10, 2>(self.i2a.val()) << 4)
+                    | bit_cast::<10, 4>(self.f4b.val());
             }
             self.sel_h.next = self.sel_h.val() | self.sx_h.val();
             self.sel_a.next = self.sel_a.val() | self.sx_a.val();
             // P2's group, registered one-hot, so the re-validation is an AND-OR over the
             // flags, not a compare per slot.
-            self.p2_g[g].clock.next = self.clock.val();
-            self.p2_g[g].d.next = self.hh.val() | (self.ha.val() & !self.fh.val());
-            self.ph.next = self.ph.val() | self.gh_any[g].q.val();
-            self.pa.next = self.pa.val() | self.ga_any[g].q.val();
+            for m in 0..4 {
+                self.p2_g[k * 4 + m].clock.next = self.clock.val();
+                self.p2_g[k * 4 + m].d.next = (self.hh.val() & self.bh_m[k].q.val().get_bit(m))
+                    | (self.ha.val() & !self.fh.val() & self.ba_m[k].q.val().get_bit(m));
+            }
+            self.ph.next = self.ph.val() | self.bh_any[k].q.val();
+            self.pa.next = self.pa.val() | self.ba_any[k].q.val();
         }
         self.p2_valid.d.next = self.fh.val() | self.fa2.val();
         if self.fh.val() {
@@ -1760,8 +1869,9 @@ impl Logic for SackTxScoreboard {
             self.s2_bext[x].clock.next = self.clock.val();
             self.s2_bext[x].d.next = (self.bs.val() >> 3) == self.bbc[x].val();
         }
-        self.s2_sh.d.next = bit_cast::<3, 10>(self.bs.val());
-        self.s2_bm.d.next = self.q_bm.q.val();
+        // The bit shift by base % 8 is done here, on S1's flops, so S2 only places bytes.
+        self.s2_bm.d.next =
+            bit_cast::<72, 64>(self.q_bm.q.val()) << bit_cast::<3, 10>(self.bs.val());
         self.s2_ev.d.next = self.q_ev.q.val();
         self.s2_m.d.next = self.q_m.q.val();
         self.s2_ab.d.next = self.q_rb.q.val() - self.last_rb.q.val();

@@ -195,6 +195,9 @@ pub struct SackTxScoreboard {
     // retransmit pick
     ge_q: Vec<bool>,
     p1: Vec<(bool, usize, bool, usize)>,
+    /// P1's result a clock later (the RTL's P1b stage, which picks per four groups: the first
+    /// group over the four-group picks is the first group over P1's).
+    p1b: Vec<(bool, usize, bool, usize)>,
     p2_valid: bool,
     p2_slot: usize,
     out_regs: TxOutputs,
@@ -273,6 +276,7 @@ impl SackTxScoreboard {
             d_dl: 0,
             ge_q: vec![false; w],
             p1: vec![(false, 0, false, 0); w / 16],
+            p1b: vec![(false, 0, false, 0); w / 16],
             p2_valid: false,
             p2_slot: 0,
             out_regs: TxOutputs::default(),
@@ -491,10 +495,10 @@ impl SackTxScoreboard {
                 (ha, hf, aa, af)
             })
             .collect();
-        let (n_p2_valid, n_p2_slot) = match self.p1.iter().position(|e| e.0) {
-            Some(g) => (true, g * 16 + self.p1[g].1),
-            None => match self.p1.iter().position(|e| e.2) {
-                Some(g) => (true, g * 16 + self.p1[g].3),
+        let (n_p2_valid, n_p2_slot) = match self.p1b.iter().position(|e| e.0) {
+            Some(g) => (true, g * 16 + self.p1b[g].1),
+            None => match self.p1b.iter().position(|e| e.2) {
+                Some(g) => (true, g * 16 + self.p1b[g].3),
                 None => (false, 0),
             },
         };
@@ -588,7 +592,7 @@ impl SackTxScoreboard {
         self.s2_slot = una_slot;
         // pick pipeline
         self.ge_q = (0..w).map(|k| k >= una_slot).collect();
-        self.p1 = n_p1;
+        self.p1b = std::mem::replace(&mut self.p1, n_p1);
         self.p2_valid = n_p2_valid;
         self.p2_slot = n_p2_slot;
         // S0 <- I stage <- inputs
@@ -669,6 +673,7 @@ impl SackTxScoreboard {
         self.s3_fbs = false;
         self.ge_q.iter_mut().for_each(|b| *b = false);
         self.p1.iter_mut().for_each(|e| *e = (false, 0, false, 0));
+        self.p1b.iter_mut().for_each(|e| *e = (false, 0, false, 0));
         self.p2_valid = false;
         self.out_regs = TxOutputs {
             una: init,
