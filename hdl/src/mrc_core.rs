@@ -192,6 +192,16 @@ pub struct MrcCore {
     s_bytes: Vec<DFF<Bits<32>>>,
     s_rtt: Vec<DFF<Bits<32>>>,
     s_ecn: Vec<DFF<Bit>>,
+    /// The slot's candidate, registered a clock before the slot takes it (valid, kind,
+    /// bytes, RTT, ECN, and how many candidates lost to it): the candidates come from the
+    /// scoreboard's feedback, the R stage and the ACK line, the slot sits by the window, and
+    /// the two are far apart on the die.
+    cq_v: Vec<DFF<Bit>>,
+    cq_k: Vec<DFF<Bits<2>>>,
+    cq_b: Vec<DFF<Bits<32>>>,
+    cq_r: Vec<DFF<Bits<32>>>,
+    cq_e: Vec<DFF<Bit>>,
+    cq_dn: Vec<DFF<Bits<2>>>,
     hold: Vec<DFF<Bits<3>>>,
     tick_pend: Vec<DFF<Bit>>,
 
@@ -676,6 +686,12 @@ impl MrcCore {
             s_bytes: dffs(q),
             s_rtt: dffs(q),
             s_ecn: dffs(q),
+            cq_v: dffs(q),
+            cq_k: dffs(q),
+            cq_b: dffs(q),
+            cq_r: dffs(q),
+            cq_e: dffs(q),
+            cq_dn: dffs(q),
             hold: dffs(q),
             tick_pend: dffs(q),
             rs_valid: Default::default(),
@@ -1502,6 +1518,12 @@ impl Logic for MrcCore {
             self.s_bytes[i].clock.next = self.clock.val();
             self.s_rtt[i].clock.next = self.clock.val();
             self.s_ecn[i].clock.next = self.clock.val();
+            self.cq_v[i].clock.next = self.clock.val();
+            self.cq_k[i].clock.next = self.clock.val();
+            self.cq_b[i].clock.next = self.clock.val();
+            self.cq_r[i].clock.next = self.clock.val();
+            self.cq_e[i].clock.next = self.clock.val();
+            self.cq_dn[i].clock.next = self.clock.val();
             self.hold[i].clock.next = self.clock.val();
             self.tick_pend[i].clock.next = self.clock.val();
 
@@ -1571,14 +1593,13 @@ impl Logic for MrcCore {
                 self.l_sr.next = 0.into();
                 self.l_se.next = false;
             }
-            // Candidates: RTO > trim NACK > ACK > TICK.
+            // Candidates: RTO > trim NACK > ACK > TICK, the winner registered (cq_*) with the
+            // count of those it beat; the slot takes it the next clock.
             self.l_c_rto.next = self.l_timeout.val() & (self.l_fb_qp.val() == self.qi8[i].val());
             self.l_c_trim.next = self.l_trim_nack.val() & (self.rs_qp.q.val() == self.qi8[i].val());
             self.l_c_ack.next = self.l_lv.val()
                 & (self.l_lq.val() == self.qi8[i].val())
                 & (self.sb[i].acked_bytes.val() != 0);
-            // This QP's drops (0..=3): the losing candidates, then one more if the winner
-            // does not fit the slot (below). Registered in dq, summed the next clock.
             self.l_dn.next = 0.into();
             if (self.l_c_rto.val() & self.l_c_trim.val())
                 | (self.l_c_rto.val() & self.l_c_ack.val())
@@ -1589,53 +1610,55 @@ impl Logic for MrcCore {
             if self.l_c_rto.val() & self.l_c_trim.val() & self.l_c_ack.val() {
                 self.l_dn.next = 2.into();
             }
+            self.cq_dn[i].d.next = self.l_dn.val();
+            self.cq_v[i].d.next = true;
+            self.cq_k[i].d.next = 3.into();
+            self.cq_b[i].d.next = 0.into();
+            self.cq_r[i].d.next = 0.into();
+            self.cq_e[i].d.next = false;
+            if self.l_c_rto.val() {
+                self.cq_k[i].d.next = 2.into();
+            } else if self.l_c_trim.val() {
+                self.cq_k[i].d.next = 1.into();
+                self.cq_b[i].d.next = self.k_mtu.val();
+            } else if self.l_c_ack.val() {
+                self.cq_k[i].d.next = 0.into();
+                self.cq_b[i].d.next = self.sb[i].acked_bytes.val();
+                self.cq_r[i].d.next = self.l_lr.val();
+                self.cq_e[i].d.next = self.l_le.val();
+            } else if !self.tick.val() {
+                self.cq_v[i].d.next = false;
+            }
+            // The slot takes last clock's candidate: an ACK merges into a waiting ACK,
+            // anything fills an empty slot, a non-TICK also replaces a waiting TICK, and a
+            // non-TICK that fits nowhere is dropped (one more in dq).
+            self.l_dn.next = self.cq_dn[i].q.val();
             self.l_free.next = !self.l_sv.val() | (self.l_sk.val() == 3);
-            self.l_x32.next = self.sb[i].acked_bytes.val();
             // A merge only happens into a slot the window did not take this cycle, so the
             // sum reads the slot's register: the window's ready is off the adder.
             self.l_sb0.next = self.s_bytes[i].q.val();
+            self.l_x32.next = self.cq_b[i].q.val();
             self.l_msum.next =
                 bit_cast::<33, 32>(self.l_sb0.val()) + bit_cast::<33, 32>(self.l_x32.val());
-            if self.l_c_rto.val() | self.l_c_trim.val() | self.l_c_ack.val() {
-                if !self.l_c_rto.val()
-                    & !self.l_c_trim.val()
-                    & self.l_sv.val()
-                    & (self.l_sk.val() == 0)
-                {
-                    // An ACK merges into a waiting ACK.
+            if self.cq_v[i].q.val() {
+                if (self.cq_k[i].q.val() == 0) & self.l_sv.val() & (self.l_sk.val() == 0) {
                     self.l_sb.next = self.l_msum.val().get_bits::<32>(0);
                     if self.l_msum.val() > self.k_sat24.val() {
                         self.l_sb.next = self.k_sat24.val().get_bits::<32>(0);
                     }
-                    self.l_se.next = self.l_se.val() | self.l_le.val();
-                    if self.l_lr.val() != 0 {
-                        self.l_sr.next = self.l_lr.val();
+                    self.l_se.next = self.l_se.val() | self.cq_e[i].q.val();
+                    if self.cq_r[i].q.val() != 0 {
+                        self.l_sr.next = self.cq_r[i].q.val();
                     }
-                } else if self.l_free.val() {
+                } else if !self.l_sv.val() | (self.l_free.val() & (self.cq_k[i].q.val() != 3)) {
                     self.l_sv.next = true;
-                    self.l_se.next = false;
-                    self.l_sr.next = 0.into();
-                    self.l_sb.next = 0.into();
-                    if self.l_c_rto.val() {
-                        self.l_sk.next = 2.into();
-                    } else if self.l_c_trim.val() {
-                        self.l_sk.next = 1.into();
-                        self.l_sb.next = self.k_mtu.val();
-                    } else {
-                        self.l_sk.next = 0.into();
-                        self.l_sb.next = self.sb[i].acked_bytes.val();
-                        self.l_sr.next = self.l_lr.val();
-                        self.l_se.next = self.l_le.val();
-                    }
-                } else {
+                    self.l_sk.next = self.cq_k[i].q.val();
+                    self.l_sb.next = self.cq_b[i].q.val();
+                    self.l_sr.next = self.cq_r[i].q.val();
+                    self.l_se.next = self.cq_e[i].q.val();
+                } else if self.cq_k[i].q.val() != 3 {
                     self.l_dn.next = self.l_dn.val() + 1;
                 }
-            } else if self.tick.val() & !self.l_sv.val() {
-                self.l_sv.next = true;
-                self.l_sk.next = 3.into();
-                self.l_sb.next = 0.into();
-                self.l_sr.next = 0.into();
-                self.l_se.next = false;
             }
             self.dq[i].clock.next = self.clock.val();
             self.dq[i].d.next = self.l_dn.val();
@@ -1838,6 +1861,12 @@ impl Logic for MrcCore {
                     self.s_bytes[i].d.next = 0.into();
                     self.s_rtt[i].d.next = 0.into();
                     self.s_ecn[i].d.next = false;
+                    self.cq_v[i].d.next = false;
+                    self.cq_k[i].d.next = 0.into();
+                    self.cq_b[i].d.next = 0.into();
+                    self.cq_r[i].d.next = 0.into();
+                    self.cq_e[i].d.next = false;
+                    self.cq_dn[i].d.next = 0.into();
                     self.hold[i].d.next = 0.into();
                     self.tick_pend[i].d.next = false;
                 }
@@ -1861,6 +1890,12 @@ impl Logic for MrcCore {
                 self.s_bytes[i].d.next = 0.into();
                 self.s_rtt[i].d.next = 0.into();
                 self.s_ecn[i].d.next = false;
+                self.cq_v[i].d.next = false;
+                self.cq_k[i].d.next = 0.into();
+                self.cq_b[i].d.next = 0.into();
+                self.cq_r[i].d.next = 0.into();
+                self.cq_e[i].d.next = false;
+                self.cq_dn[i].d.next = 0.into();
                 self.hold[i].d.next = 0.into();
                 self.tick_pend[i].d.next = false;
             }

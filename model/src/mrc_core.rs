@@ -54,10 +54,13 @@
 //! - **NSCC events**: one slot per QP in front of `nscc_window`. Candidates this cycle: RTO (a
 //!   timeout feedback), trim NACK (`bytes` = MTU), ACK (a SACK's `acked_bytes` when the
 //!   scoreboard reports them, with that SACK's ECN and RTT sample), TICK (`tick` input). The
-//!   highest-priority candidate (RTO > trim > ACK > TICK) is offered to the slot: an ACK merges
+//!   highest-priority candidate (RTO > trim > ACK > TICK) is registered (the losers counted
+//!   with it) and offered to the slot the next clock (the candidates' sources and the slot,
+//!   which sits by the window, are far apart on the die): an ACK merges
 //!   into a waiting ACK (bytes add, ECN ORs, a non-zero RTT replaces); an ACK replaces a waiting
 //!   TICK; a TICK only fills an empty slot; anything else that does not fit is dropped and
-//!   counted in `NSCC_EV_DROPS` one clock later (ticks are not counted).
+//!   counted in `NSCC_EV_DROPS` two clocks after the candidate's (a loser too; ticks are not
+//!   counted).
 //! - **The shared window**: one `nscc_window`, a context per QP. The glue's owner is the
 //!   window's as of last clock. Its slot is offered when no other QP's slot waits, or when it
 //!   has had no event since it was switched to; otherwise a switch to the first waiting QP
@@ -304,6 +307,10 @@ struct QpGlue {
     samp_psn: u32,
     samp_t: u32,
     slot: Slot,
+    /// The slot's candidate, registered a clock before the slot takes it, and how many
+    /// candidates lost to it that clock.
+    cand: Slot,
+    cand_dn: u32,
     hold: u8,
     tick_pend: bool,
     /// The window check for this cycle, registered last cycle (see the pick).
@@ -786,40 +793,43 @@ impl MrcCore {
             );
             let c_ack = arrived.valid && arrived.qp as usize == i && acked != 0;
             let c_tick = x.tick;
-            // Lower-priority non-TICK candidates lose this cycle.
+            // Lower-priority non-TICK candidates lose this cycle; the winner is registered
+            // (`cand`) and reaches the slot next clock.
             let n_hi = c_rto as u32 + c_trim as u32 + c_ack as u32;
-            drops += n_hi.saturating_sub(1);
             let cand = if c_rto {
-                Some(Slot {
+                Slot {
                     valid: true,
                     kind: KIND_RTO,
                     ..Default::default()
-                })
+                }
             } else if c_trim {
-                Some(Slot {
+                Slot {
                     valid: true,
                     kind: KIND_NACK,
                     bytes: mtu,
                     ..Default::default()
-                })
+                }
             } else if c_ack {
-                Some(Slot {
+                Slot {
                     valid: true,
                     kind: KIND_ACK,
                     bytes: acked,
                     rtt: arrived.rtt,
                     ecn: arrived.ecn,
-                })
+                }
             } else if c_tick {
-                Some(Slot {
+                Slot {
                     valid: true,
                     kind: KIND_TICK,
                     ..Default::default()
-                })
+                }
             } else {
-                None
+                Slot::default()
             };
-            if let Some(c) = cand {
+            // Last clock's candidate into the slot.
+            let c = gl.cand;
+            drops += gl.cand_dn;
+            if c.valid {
                 let free = !slot.valid || slot.kind == KIND_TICK;
                 if c.kind == KIND_TICK {
                     if !slot.valid {
@@ -838,6 +848,8 @@ impl MrcCore {
                 }
             }
             gl.slot = slot;
+            gl.cand = cand;
+            gl.cand_dn = n_hi.saturating_sub(1);
         }
         // Counted a clock late (the RTL registers each QP's drops, then sums them into the
         // counter), so the per-QP candidate logic does not run into a 32-bit add.
