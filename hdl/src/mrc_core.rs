@@ -2245,26 +2245,21 @@ impl Logic for MrcCore {
         }
 
         // ---- transmit header ---------------------------------------------------------------
+        // The header's fields load every clock, with no enable and no reset: the outputs
+        // are masked by tx_valid, so the send decision (the end of the pick) drives one
+        // flop, not the clear of some 90 on the far side of the die.
         self.o_tx_valid.d.next = self.l_send.val();
-        self.o_tx_qp.d.next = 0.into();
-        self.o_tx_psn.d.next = 0.into();
-        self.o_tx_ev.d.next = 0.into();
-        self.o_tx_ev_idx.d.next = 0.into();
-        self.o_tx_plane.d.next = 0.into();
-        self.o_tx_rtx.d.next = false;
+        self.o_tx_qp.d.next = self.l_send_qp.val();
+        self.o_tx_psn.d.next = self.l_send_psn.val();
+        self.o_tx_ev.d.next = self.l_h_ev.val();
+        self.o_tx_ev_idx.d.next = self.l_h_idx.val();
+        self.o_tx_plane.d.next = self.l_h_plane.val();
+        self.o_tx_rtx.d.next = self.l_send_rtx.val();
         self.o_tx_len.d.next = 0.into();
         self.o_tx_last.d.next = false;
-        if self.l_send.val() {
-            self.o_tx_qp.d.next = self.l_send_qp.val();
-            self.o_tx_psn.d.next = self.l_send_psn.val();
-            self.o_tx_ev.d.next = self.l_h_ev.val();
-            self.o_tx_ev_idx.d.next = self.l_h_idx.val();
-            self.o_tx_plane.d.next = self.l_h_plane.val();
-            self.o_tx_rtx.d.next = self.l_send_rtx.val();
-            if !self.l_send_rtx.val() {
-                self.o_tx_len.d.next = self.l_send_len.val().get_bits::<16>(0);
-                self.o_tx_last.d.next = self.l_send_last.val();
-            }
+        if !self.l_send_rtx.val() {
+            self.o_tx_len.d.next = self.l_send_len.val().get_bits::<16>(0);
+            self.o_tx_last.d.next = self.l_send_last.val();
         }
 
         // ---- R stage -----------------------------------------------------------------------
@@ -2347,14 +2342,6 @@ impl Logic for MrcCore {
             self.c_acks.d.next = 0.into();
             self.c_evqdrop.d.next = 0.into();
             self.o_tx_valid.d.next = false;
-            self.o_tx_qp.d.next = 0.into();
-            self.o_tx_psn.d.next = 0.into();
-            self.o_tx_ev.d.next = 0.into();
-            self.o_tx_ev_idx.d.next = 0.into();
-            self.o_tx_plane.d.next = 0.into();
-            self.o_tx_rtx.d.next = false;
-            self.o_tx_len.d.next = 0.into();
-            self.o_tx_last.d.next = false;
             self.o_ack_valid.d.next = false;
             self.o_ack_qp.d.next = 0.into();
             self.o_ack_nack.d.next = false;
@@ -2370,14 +2357,24 @@ impl Logic for MrcCore {
 
         // ---- outputs ---------------------------------------------------------------------
         self.tx_valid.next = self.o_tx_valid.q.val();
-        self.tx_qp.next = self.o_tx_qp.q.val();
-        self.tx_psn.next = self.o_tx_psn.q.val();
-        self.tx_ev.next = self.o_tx_ev.q.val();
-        self.tx_ev_idx.next = self.o_tx_ev_idx.q.val();
-        self.tx_plane.next = self.o_tx_plane.q.val();
-        self.tx_rtx.next = self.o_tx_rtx.q.val();
-        self.tx_len.next = self.o_tx_len.q.val();
-        self.tx_last.next = self.o_tx_last.q.val();
+        self.tx_qp.next = 0.into();
+        self.tx_psn.next = 0.into();
+        self.tx_ev.next = 0.into();
+        self.tx_ev_idx.next = 0.into();
+        self.tx_plane.next = 0.into();
+        self.tx_rtx.next = false;
+        self.tx_len.next = 0.into();
+        self.tx_last.next = false;
+        if self.o_tx_valid.q.val() {
+            self.tx_qp.next = self.o_tx_qp.q.val();
+            self.tx_psn.next = self.o_tx_psn.q.val();
+            self.tx_ev.next = self.o_tx_ev.q.val();
+            self.tx_ev_idx.next = self.o_tx_ev_idx.q.val();
+            self.tx_plane.next = self.o_tx_plane.q.val();
+            self.tx_rtx.next = self.o_tx_rtx.q.val();
+            self.tx_len.next = self.o_tx_len.q.val();
+            self.tx_last.next = self.o_tx_last.q.val();
+        }
         self.ack_valid.next = self.o_ack_valid.q.val();
         self.ack_qp.next = self.o_ack_qp.q.val();
         self.ack_nack.next = self.o_ack_nack.q.val();

@@ -324,7 +324,6 @@ pub struct SackRxTracker {
     islot: Signal<Local, Bits<24>>,
     hsel: Signal<Local, Bits<64>>,
     bnx: Signal<Local, Bit>,
-    any: Signal<Local, Bit>,
     bm: Signal<Local, Bits<64>>,
     fdd: Signal<Local, Bits<24>>,
     fk: Vec<Constant<Bits<6>>>,
@@ -615,7 +614,6 @@ impl SackRxTracker {
             islot: Default::default(),
             hsel: Default::default(),
             bnx: Default::default(),
-            any: Default::default(),
             bm: Default::default(),
             _w: w,
             _nb: nb,
@@ -1221,7 +1219,6 @@ impl Logic for SackRxTracker {
             self.t.next = self.t.val() | self.fth.val().get_bit(i);
             self.bm.next = self.bm.val().replace_bit(i, self.t.val());
         }
-        self.any.next = (self.e_sack.q.val() | self.e_nack.q.val()) & !self.k_e.val();
         self.o_sack.d.next = self.e_sack.q.val() & !self.k_e.val();
         self.o_nack.d.next = self.e_nack.q.val() & !self.k_e.val();
         // The responding context's number, from E's one-hot (one bit set whenever E holds a
@@ -1232,35 +1229,26 @@ impl Logic for SackRxTracker {
                 self.qenc.next = self.qenc.val() | self.qid[q].val();
             }
         }
-        self.o_qp.d.next = bits::<4>(0);
-        self.o_cack.d.next = bits::<24>(0);
-        self.o_off.d.next = bits::<16>(0);
-        self.o_bm.d.next = bits::<64>(0);
-        self.o_m.d.next = bits::<2>(0);
-        self.o_ev.d.next = bits::<32>(0);
-        self.o_ooo.d.next = bits::<15>(0);
-        self.o_bytes.d.next = bits::<24>(0);
-        self.o_reason.d.next = bits::<8>(0);
-        self.o_npsn.d.next = bits::<24>(0);
-        if self.any.val() {
-            self.o_cack.d.next = self.e_cack.q.val();
-            self.o_off.d.next = self.e_off.q.val();
-            self.o_bm.d.next = self.bm.val();
-            self.o_m.d.next = self.e_m.q.val();
-            self.o_ev.d.next = self.e_ev.q.val();
-            self.o_ooo.d.next = self.e_ooo.q.val();
-            self.o_bytes.d.next = self.e_bytes.q.val();
-            self.o_reason.d.next = self.e_reason.q.val();
-            self.o_npsn.d.next = self.e_psn.q.val();
-            self.o_qp.d.next = self.qenc.val();
-        }
+        // The response's fields load every clock, with no enable and no reset: the outputs
+        // are masked by the response's valid (o_sack | o_nack, which a kill and rst clear).
+        // So the kill (rst and the context resets, decoded) drives two flops, not the clear
+        // of some 210 spread over the die.
+        self.o_cack.d.next = self.e_cack.q.val();
+        self.o_off.d.next = self.e_off.q.val();
+        self.o_bm.d.next = self.bm.val();
+        self.o_m.d.next = self.e_m.q.val();
+        self.o_ev.d.next = self.e_ev.q.val();
+        self.o_ooo.d.next = self.e_ooo.q.val();
+        self.o_bytes.d.next = self.e_bytes.q.val();
+        self.o_reason.d.next = self.e_reason.q.val();
+        self.o_npsn.d.next = self.e_psn.q.val();
+        self.o_qp.d.next = self.qenc.val();
 
         // ---- synchronous reset -----------------------------------------------------------
         self.islot.next = self.init_psn.val() & self.wmask.val();
         self.bbyte.next = bit_cast::<7, 24>(self.islot.val() >> 3);
         self.bsh.next = bit_cast::<3, 24>(self.islot.val());
         if self.rst.val() {
-            self.o_qp.d.next = bits::<4>(0);
             self.i_v.d.next = false;
             self.i_psn.d.next = bits::<24>(0);
             self.i_len.d.next = bits::<16>(0);
@@ -1299,15 +1287,6 @@ impl Logic for SackRxTracker {
             self.e_nack.d.next = false;
             self.o_sack.d.next = false;
             self.o_nack.d.next = false;
-            self.o_cack.d.next = bits::<24>(0);
-            self.o_off.d.next = bits::<16>(0);
-            self.o_bm.d.next = bits::<64>(0);
-            self.o_m.d.next = bits::<2>(0);
-            self.o_ev.d.next = bits::<32>(0);
-            self.o_ooo.d.next = bits::<15>(0);
-            self.o_bytes.d.next = bits::<24>(0);
-            self.o_reason.d.next = bits::<8>(0);
-            self.o_npsn.d.next = bits::<24>(0);
             self.b_base.d.next = bits::<24>(0);
             self.e_fneg.d.next = true;
             self.e_fbig.d.next = false;
@@ -1383,16 +1362,28 @@ impl Logic for SackRxTracker {
 
         self.sack_valid.next = self.o_sack.q.val();
         self.nack_valid.next = self.o_nack.q.val();
-        self.cack_out.next = self.o_cack.q.val();
-        self.sack_offset.next = self.o_off.q.val();
-        self.sack_bitmap.next = self.o_bm.q.val();
-        self.sack_m.next = self.o_m.q.val();
-        self.rsp_ev.next = self.o_ev.q.val();
-        self.ooo_count.next = self.o_ooo.q.val();
-        self.rcvd_bytes.next = self.o_bytes.q.val();
-        self.nack_reason.next = self.o_reason.q.val();
-        self.nack_psn.next = self.o_npsn.q.val();
-        self.rsp_qp.next = self.o_qp.q.val();
+        self.cack_out.next = bits::<24>(0);
+        self.sack_offset.next = bits::<16>(0);
+        self.sack_bitmap.next = bits::<64>(0);
+        self.sack_m.next = bits::<2>(0);
+        self.rsp_ev.next = bits::<32>(0);
+        self.ooo_count.next = bits::<15>(0);
+        self.rcvd_bytes.next = bits::<24>(0);
+        self.nack_reason.next = bits::<8>(0);
+        self.nack_psn.next = bits::<24>(0);
+        self.rsp_qp.next = bits::<4>(0);
+        if self.o_sack.q.val() | self.o_nack.q.val() {
+            self.cack_out.next = self.o_cack.q.val();
+            self.sack_offset.next = self.o_off.q.val();
+            self.sack_bitmap.next = self.o_bm.q.val();
+            self.sack_m.next = self.o_m.q.val();
+            self.rsp_ev.next = self.o_ev.q.val();
+            self.ooo_count.next = self.o_ooo.q.val();
+            self.rcvd_bytes.next = self.o_bytes.q.val();
+            self.nack_reason.next = self.o_reason.q.val();
+            self.nack_psn.next = self.o_npsn.q.val();
+            self.rsp_qp.next = self.o_qp.q.val();
+        }
         // With more than one context: context 0's cack, the counters summed over contexts.
         self.cack_psn.next = self.cack[0].q.val();
         self.cnt_accepted.next = self.cnt_acc[0].q.val();
