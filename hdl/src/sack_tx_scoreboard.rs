@@ -417,7 +417,6 @@ pub struct SackTxScoreboard {
     dl: Signal<Local, Bits<32>>,
     raddr: Signal<Local, Bits<10>>,
     byb: Signal<Local, Bit>,
-    sh72: Signal<Local, Bits<72>>,
     t8: Signal<Local, Bits<8>>,
     hc10: Signal<Local, Bits<10>>,
     hh10: Signal<Local, Bits<10>>,
@@ -812,7 +811,6 @@ impl SackTxScoreboard {
             dl: Default::default(),
             raddr: Default::default(),
             byb: Default::default(),
-            sh72: Default::default(),
             t8: Default::default(),
             hc10: Default::default(),
             hh10: Default::default(),
@@ -1271,12 +1269,11 @@ impl Logic for SackTxScoreboard {
         // k >= lo or k < e. k >= x is decoded at S1 over 16-slot groups (k = 16 kh + kl:
         // kh > xh, or kh == xh and kl >= xl), so a slot costs a LUT or two per bound where a
         // subtract and a compare per slot took about 17 carry cells.
-        self.sh72.next = self.s2_bm.q.val();
         for g in 0..self._groups {
             for h in 0..2 {
                 self.t8.next = bits::<8>(0);
                 for j in 0..9 {
-                    self.t72.next = self.sh72.val() >> self.c8[j].val();
+                    self.t72.next = self.s2_bm.q.val() >> self.c8[j].val();
                     if self.s2_bext[g * 2 + h + 8 - j].q.val() {
                         self.t8.next = self.t8.val() | bit_cast::<8, 72>(self.t72.val());
                     }
