@@ -175,6 +175,9 @@ pub struct MrcCore {
     rst_q: Vec<DFF<Bit>>,
     pend: Vec<DFF<Bits<32>>>,
     nxt: Vec<DFF<Bits<24>>>,
+    /// `nxt + 1`, kept beside nxt so the send path and outs' difference for a send start
+    /// at a flop instead of behind an increment's carry chain.
+    nxt1: Vec<DFF<Bits<24>>>,
     infl: Vec<DFF<Bits<32>>>,
     /// `nxt - una` (the PSNs outstanding), registered from both next values so the
     /// inflight product and the window check start at a flop.
@@ -672,6 +675,7 @@ impl MrcCore {
             rst_q: dffs(q),
             pend: dffs(q),
             nxt: dffs(q),
+            nxt1: dffs(q),
             infl: dffs(q),
             outs: dffs(q),
             os_nxt: (0..q).map(|_| SubSum24::default()).collect(),
@@ -1508,6 +1512,7 @@ impl Logic for MrcCore {
             self.rst_q[i].clock.next = self.clock.val();
             self.pend[i].clock.next = self.clock.val();
             self.nxt[i].clock.next = self.clock.val();
+            self.nxt1[i].clock.next = self.clock.val();
             self.infl[i].clock.next = self.clock.val();
             self.outs[i].clock.next = self.clock.val();
             self.samp_v[i].clock.next = self.clock.val();
@@ -1725,8 +1730,10 @@ impl Logic for MrcCore {
                 self.pnz[i].d.next = self.pnz[i].q.val();
             }
             self.l_nxt_new.next = self.nxt[i].q.val();
+            self.nxt1[i].d.next = self.nxt1[i].q.val();
             if self.l_sent_new.val() {
-                self.l_nxt_new.next = self.nxt[i].q.val() + 1;
+                self.l_nxt_new.next = self.nxt1[i].q.val();
+                self.nxt1[i].d.next = self.nxt1[i].q.val() + 1;
             }
             self.nxt[i].d.next = self.l_nxt_new.val();
             // outs' = nxt' - una' for every way nxt can move (a send, a QP reset, the core's
@@ -1739,7 +1746,7 @@ impl Logic for MrcCore {
             // x - (una + una_adv) as one carry-save stage and one carry chain (`SubSum24`),
             // not una + una_adv's chain in front of each subtract's.
             self.os_nxt[i].x.next = self.nxt[i].q.val();
-            self.os_nxt1[i].x.next = self.nxt[i].q.val() + 1;
+            self.os_nxt1[i].x.next = self.nxt1[i].q.val();
             // From the CSR port, not l_init_psn: Verilator cannot split the glue's block
             // around that Local and would see the leaf as a combinational loop (UNOPTFLAT).
             self.os_init[i].x.next = 0.into();
@@ -1761,7 +1768,7 @@ impl Logic for MrcCore {
             self.l_outs_r.next = self.os_zero[i].diff.val();
             if self.rst.val() | self.rst_q[i].q.val() {
                 self.l_outs0.next = self.nxt[i].q.val() - self.l_init_psn.val();
-                self.l_outs1.next = self.nxt[i].q.val() + 1 - self.l_init_psn.val();
+                self.l_outs1.next = self.nxt1[i].q.val() - self.l_init_psn.val();
                 self.l_outs_i.next = 0.into();
                 self.l_outs_r.next = bits::<24>(0) - self.l_init_psn.val();
             }
@@ -1850,6 +1857,7 @@ impl Logic for MrcCore {
                     self.pend[i].d.next = 0.into();
                     self.pnz[i].d.next = false;
                     self.nxt[i].d.next = self.l_init_psn.val();
+                    self.nxt1[i].d.next = self.l_init_psn.val() + 1;
                     self.outs[i].d.next = self.l_outs_i.val();
                     self.infl[i].d.next = 0.into();
                     self.samp_v[i].d.next = false;
@@ -1879,6 +1887,7 @@ impl Logic for MrcCore {
                 self.pend[i].d.next = 0.into();
                 self.pnz[i].d.next = false;
                 self.nxt[i].d.next = 0.into();
+                self.nxt1[i].d.next = bits::<24>(1);
                 self.outs[i].d.next = self.l_outs_r.val();
                 self.infl[i].d.next = 0.into();
                 self.samp_v[i].d.next = false;

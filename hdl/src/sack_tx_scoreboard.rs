@@ -291,6 +291,9 @@ pub struct SackTxScoreboard {
     bya_ev: DFF<Bits<8>>,
     bya_dl: DFF<Bits<32>>,
     mb: DFF<Bit>,
+    /// nxt - una_d1 (the difference win0 / win1 compare), registered from both of the
+    /// previous edge's nxt' so the window flags start at a flop, not behind a subtract.
+    dnu: DFF<Bits<24>>,
     win0: DFF<Bit>,
     win1: DFF<Bit>,
     sn_q: DFF<Bit>,
@@ -473,7 +476,6 @@ pub struct SackTxScoreboard {
     hc: Signal<Local, Bits<18>>,
     una_nx: Signal<Local, Bits<24>>,
     psl: Signal<Local, Bits<10>>,
-    dnu: Signal<Local, Bits<24>>,
     nxt1: Signal<Local, Bits<24>>,
     f4: Signal<Local, Bits<4>>,
     f4b: Signal<Local, Bits<4>>,
@@ -695,6 +697,7 @@ impl SackTxScoreboard {
             bya_ev: Default::default(),
             bya_dl: Default::default(),
             mb: Default::default(),
+            dnu: Default::default(),
             win0: Default::default(),
             win1: Default::default(),
             sn_q: Default::default(),
@@ -866,7 +869,6 @@ impl SackTxScoreboard {
             hc: Default::default(),
             una_nx: Default::default(),
             psl: Default::default(),
-            dnu: Default::default(),
             nxt1: Default::default(),
             f4: Default::default(),
             f4b: Default::default(),
@@ -1011,6 +1013,7 @@ impl Logic for SackTxScoreboard {
             bya_ev,
             bya_dl,
             mb,
+            dnu,
             win0,
             win1,
             sn_q,
@@ -1760,13 +1763,18 @@ impl Logic for SackTxScoreboard {
             self.r_nxt.d.next = self.r_nxt.q.val() + 1;
         }
         self.una_d1.d.next = self.r_una.q.val();
-        self.dnu.next = self.r_nxt.q.val() - self.una_d1.q.val();
         self.nxt1.next = self.r_nxt.q.val() + 1;
-        self.win0.d.next = self.dnu.val() < self.wc.val();
+        // una_d1' is this una, so dnu' = nxt' - una: both of nxt' formed, send_new selects.
+        if self.send_new.val() {
+            self.dnu.d.next = self.nxt1.val() - self.r_una.q.val();
+        } else {
+            self.dnu.d.next = self.r_nxt.q.val() - self.r_una.q.val();
+        }
+        self.win0.d.next = self.dnu.q.val() < self.wc.val();
         // nxt + 1 - una < W as dnu < W - 1 (or dnu + 1 wrapping to 0): one subtract, and
         // win1's copies in ctl_rep are not behind a second carry chain.
         self.win1.d.next =
-            (self.dnu.val() < self.wc_m1.val()) | (self.dnu.val() == self.k_ones.val());
+            (self.dnu.q.val() < self.wc_m1.val()) | (self.dnu.q.val() == self.k_ones.val());
         self.sn_q.d.next = self.send_new.val();
         self.una_d2.d.next = self.una_d1.q.val();
         if self.is_tick.val() {
@@ -2155,6 +2163,7 @@ impl Logic for SackTxScoreboard {
             self.r_nxt.d.next = self.init_psn.val();
             self.una_d1.d.next = self.init_psn.val();
             self.una_d2.d.next = self.init_psn.val();
+            self.dnu.d.next = bits::<24>(0);
             self.win0.d.next = true;
             self.sn_q.d.next = false;
             self.now.d.next = bits::<32>(0);
