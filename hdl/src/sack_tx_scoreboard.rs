@@ -232,7 +232,11 @@ pub struct SackTxScoreboard {
     lim_q: DFF<Bit>,
     err: DFF<Bit>,
     r_err_psn: DFF<Bits<24>>,
+    /// The last good SACK's rb, loaded a clock after the SACK (from s2_rb, when s2_sack) so
+    /// its 24 enables hang off a flop, not off S1's SACK check; S1 reads s2_rb in its place
+    /// while that load is pending.
     last_rb: DFF<Bits<24>>,
+    s2_rb: DFF<Bits<24>>,
     mask: DFF<Bits<8>>,
     /// The acked flags of the abyte the una loop works on next, selected a cycle early.
     cur: DFF<Bits<8>>,
@@ -643,6 +647,7 @@ impl SackTxScoreboard {
             err: Default::default(),
             r_err_psn: Default::default(),
             last_rb: Default::default(),
+            s2_rb: Default::default(),
             mask: Default::default(),
             cur: Default::default(),
             clr_q: Default::default(),
@@ -968,6 +973,7 @@ impl Logic for SackTxScoreboard {
             err,
             r_err_psn,
             last_rb,
+            s2_rb,
             mask,
             cur,
             clr_q,
@@ -1781,8 +1787,9 @@ impl Logic for SackTxScoreboard {
             self.now.d.next = self.now.q.val() + 1;
             self.now1.d.next = self.now1.q.val() + 1;
         }
-        if self.sack_good.val() {
-            self.last_rb.d.next = self.q_rb.q.val();
+        self.s2_rb.d.next = self.q_rb.q.val();
+        if self.s2_sack.q.val() {
+            self.last_rb.d.next = self.s2_rb.q.val();
         }
         self.o_cs.d.next = !self.err.q.val() & self.win_ok.val();
         self.o_ap.d.next = self.pc_q.q.val();
@@ -1879,7 +1886,11 @@ impl Logic for SackTxScoreboard {
             bit_cast::<72, 64>(self.q_bm.q.val()) << bit_cast::<3, 10>(self.bs.val());
         self.s2_ev.d.next = self.q_ev.q.val();
         self.s2_m.d.next = self.q_m.q.val();
-        self.s2_ab.d.next = self.q_rb.q.val() - self.last_rb.q.val();
+        if self.s2_sack.q.val() {
+            self.s2_ab.d.next = self.q_rb.q.val() - self.s2_rb.q.val();
+        } else {
+            self.s2_ab.d.next = self.q_rb.q.val() - self.last_rb.q.val();
+        }
         self.s2_nfb.d.next =
             self.nack_ok.val() & ((self.q_reason.q.val() == 1) | (self.q_reason.q.val() == 2));
         if self.q_reason.q.val() == 1 {
