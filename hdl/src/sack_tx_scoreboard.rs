@@ -343,10 +343,11 @@ pub struct SackTxScoreboard {
     gh_any: Vec<DFF<Bit>>,
     p2_g: Vec<DFF<Bit>>,
     /// Per 16-slot group, copies of the scalar flops the slots' next flags read for the
-    /// S1 op and the SACK apply: bit 0 s3_sack, 1 sn_q, 2 S1 op is a SEND, 3 a NACK, 4 err,
-    /// 5 q_eq0, 6 q_eq1, 7 win0, 8 win1 (flops whose inputs are short: s3_tok, q_inw and
-    /// clr_q end long paths, and a copy adds a route to each). A `_rep` flop is emitted as a module
-    /// synthesis keeps whole (`keep_hierarchy`), so the copies are not merged back into one
+    /// S1 op and the SACK apply: bit 0 s3_sack, 1 sn_q, 2 S1 op is a SEND, 3 a NACK,
+    /// 4 err (a clock late: see l_ctl), 5 q_eq0, 6 q_eq1, 7 win0, 8 win1 (flops whose
+    /// inputs are short: s3_tok, q_inw and clr_q end long paths, and a copy adds a route
+    /// to each). A `_rep` flop is emitted as a module synthesis keeps whole
+    /// (`keep_hierarchy`), so the copies are not merged back into one
     /// flop whose net would reach all 256 slots: each copy drives its own group's 16.
     ctl_rep: Vec<DFF<Bits<9>>>,
     p2_n: Vec<DFF<Bit>>,
@@ -2225,7 +2226,14 @@ impl Logic for SackTxScoreboard {
         self.l_ctl.next = self.l_ctl.val().replace_bit(1, self.sn_q.d.val());
         self.l_ctl.next = self.l_ctl.val().replace_bit(2, self.q_op.d.val() == 1);
         self.l_ctl.next = self.l_ctl.val().replace_bit(3, self.q_op.d.val() == 3);
-        self.l_ctl.next = self.l_ctl.val().replace_bit(4, self.err.d.val());
+        // err's copy lags err by a clock (err.q): err.d ends the timeout path (pg -> fire ->
+        // limit), which was critical into these copies. In the one clock where the copy is
+        // stale the groups may take an S1 op that S1 refuses; that leaves no trace: in error
+        // every reader of the flags is gated by err (offer, timeout, SACK apply, every op), the
+        // una loop only consumes acks (a SEND's slot holds none it has not consumed), and only
+        // rst leaves the error, clearing every flag. (After rst the first S1 op is two clocks
+        // on, when the copy is clear.)
+        self.l_ctl.next = self.l_ctl.val().replace_bit(4, self.err.q.val());
         self.l_ctl.next = self.l_ctl.val().replace_bit(5, self.q_eq0.d.val());
         self.l_ctl.next = self.l_ctl.val().replace_bit(6, self.q_eq1.d.val());
         self.l_ctl.next = self.l_ctl.val().replace_bit(7, self.win0.d.val());
