@@ -14,15 +14,19 @@
 //!                  and whether the S1 op / a firing timeout hits the same slot (c_*))
 //!                  |
 //!  S1  checks against committed una/nxt + slot flags (OR of 16 group flops, c_* patches)
-//!      SEND  new (psn == nxt, window vs una_d2: both sn_q outcomes) | retransmit (marked) | refused
+//!      SEND  new (psn == nxt, window vs una_d2: both sn_q outcomes, from dnu = nxt - una_d1
+//!            registered off both of nxt') | retransmit (marked) | refused
 //!            -> flags at this edge (the decision formed per 16-slot group from that
-//!            group's copies of the op's controls, ctl_rep, q_ghit qualifying each),
+//!            group's copies of the op's controls, ctl_rep, q_ghit qualifying each;
+//!            err's copy a clock late),
 //!            EV RAM write registered (w_*), {ev, now + 2^e} one edge
 //!            later; a read that missed a pending write takes its data (bya/mb -> byp)
 //!      NACK  valid -> mark need_rtx at this edge; EV RAM data (read at S0) of the slot
 //!      TICK  now++; EV RAM data (read at S0) of the head (una % W as S1 sees it)
 //!      SACK  cack/offset/bitmap checks (stale / bad / good): one compare of two flops
 //!            each (the S0 differences; nxt - una picked by sn_q); lengths; base slot q_x % W;
+//!            the acked-bytes difference rb - last_rb (last_rb loads a clock after a good
+//!            SACK, from s2_rb, which S1 reads in its place meanwhile);
 //!            mask bounds lo = una % W, ends (cack + 1) % W and (hx + msb) % W decoded
 //!            per 16-slot group (s2_*gt / s2_*eq / s2_*ge), cumulative full / wrapped / has-holes;
 //!            the bitmap shifted by base % 8 (72 bits, s2_bm)
