@@ -1359,10 +1359,15 @@ impl Logic for SackTxScoreboard {
         if self.fire.val() {
             if self.limit.val() {
                 self.err.d.next = true;
-                self.r_err_psn.d.next = self.r_una.q.val();
             } else {
                 self.head_tmo.d.next = self.head_tmo.q.val() + 1;
             }
+        }
+
+        // err_psn follows una until the error, so it is una at the edge that sets err without
+        // `fire` (a 24-flop enable) on its input; the port shows it only in error.
+        if !self.err.q.val() {
+            self.r_err_psn.d.next = self.r_una.q.val();
         }
 
         // ---------------- una advance loop ----------------------------------------------
@@ -2259,7 +2264,10 @@ impl Logic for SackTxScoreboard {
         self.rtx_valid.next = self.o_rv.q.val();
         self.rtx_psn.next = self.o_rpsn.q.val();
         self.qp_error.next = self.err.q.val();
-        self.err_psn.next = self.r_err_psn.q.val();
+        self.err_psn.next = bits::<24>(0);
+        if self.err.q.val() {
+            self.err_psn.next = self.r_err_psn.q.val();
+        }
         self.cnt_new_sends.next = self.c_new_sends.q.val();
         self.cnt_retransmits.next = self.c_retransmits.q.val();
         self.cnt_timeouts.next = self.c_timeouts.q.val();
