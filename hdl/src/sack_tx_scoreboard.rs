@@ -51,8 +51,7 @@
 //!  rtx pick: cand = need_rtx & out & ~acked; P1 per-16 first (at/after una, any) ->
 //!            P1b per four groups (a quad): first group, its index and first slot ->
 //!            P2 first quad (one-hot: prefix OR; slot an AND-OR, no mux chain) ->
-//!            P3 re-validate against current flops (AND-OR by the one-hots, the in-group
-//!            one-hot copied per quad, p2n_rep) -> rtx_valid;
+//!            P3 re-validate against current flops (AND-OR by the one-hots) -> rtx_valid;
 //!            slot -> PSN (rtx_psn follows the P2 pick, read only with rtx_valid)
 //! ```
 //!
@@ -355,10 +354,7 @@ pub struct SackTxScoreboard {
     /// (`keep_hierarchy`), so the copies are not merged back into one
     /// flop whose net would reach all 256 slots: each copy drives its own group's 16.
     ctl_rep: Vec<DFF<Bits<9>>>,
-    /// P2's in-group index (one-hot), a copy per quad (`_rep`, kept whole like ctl_rep) so
-    /// each copy reaches the re-validation of its own four groups, not of all of them.
-    p2n_rep: Vec<DFF<Bits<16>>>,
-    l_p2n: Signal<Local, Bits<16>>,
+    p2_n: Vec<DFF<Bit>>,
     l_ctl: Signal<Local, Bits<9>>,
     l_cg: Signal<Local, Bits<9>>,
     g_sack: Signal<Local, Bit>,
@@ -753,8 +749,7 @@ impl SackTxScoreboard {
             gh_any: dffs(groups),
             p2_g: dffs(groups),
             ctl_rep: dffs(groups),
-            p2n_rep: dffs(groups / 4),
-            l_p2n: Default::default(),
+            p2_n: dffs(16),
             l_ctl: Default::default(),
             l_cg: Default::default(),
             g_sack: Default::default(),
@@ -1754,17 +1749,16 @@ impl Logic for SackTxScoreboard {
             self.p2_slot.d.next = self.sel_a.val();
         }
         // and its in-group index one-hot, decoded from the 4 bits just formed
-        for k in 0..self._quads {
-            self.p2n_rep[k].clock.next = self.clock.val();
-            self.p2n_rep[k].d.next = bits::<16>(1) << bit_cast::<4, 10>(self.p2_slot.d.val());
+        for j in 0..16 {
+            self.p2_n[j].clock.next = self.clock.val();
+            self.p2_n[j].d.next = (self.p2_slot.d.val() & 15) == self.kc[j].val();
         }
         self.cv.next = false;
         for g in 0..self._groups {
             self.cvg.next = false;
-            self.l_p2n.next = self.p2n_rep[g / 4].q.val();
             for j in 0..16 {
                 self.cvg.next = self.cvg.val()
-                    | (self.l_p2n.val().get_bit(j)
+                    | (self.p2_n[j].q.val()
                         & self.rtx_f[g * 16 + j].q.val()
                         & self.out_f[g * 16 + j].q.val()
                         & !self.ack_f[g * 16 + j].q.val());
