@@ -317,6 +317,8 @@ pub struct MrcCore {
     l_qp_sel: Signal<Local, Bits<16>>,
     l_sel_ok: Signal<Local, Bit>,
     l_init_psn: Signal<Local, Bits<24>>,
+    /// QP_CTRL's strobe hits this QP (the loop's i).
+    l_qp_hit: Signal<Local, Bit>,
     l_ev_index: Signal<Local, Bits<8>>,
     l_ev_value: Signal<Local, Bits<32>>,
     l_ctrl_stb: Signal<Local, Bit>,
@@ -778,6 +780,7 @@ impl MrcCore {
             l_qp_sel: Default::default(),
             l_sel_ok: Default::default(),
             l_init_psn: Default::default(),
+            l_qp_hit: Default::default(),
             l_ev_index: Default::default(),
             l_ev_value: Default::default(),
             l_ctrl_stb: Default::default(),
@@ -1840,10 +1843,10 @@ impl Logic for MrcCore {
             // QP control.
             self.en[i].d.next = self.en[i].q.val();
             self.rst_q[i].d.next = false;
-            if self.l_ctrl_stb.val()
+            self.l_qp_hit.next = self.l_ctrl_stb.val()
                 & self.l_sel_ok.val()
-                & (self.l_qp_sel.val() == self.qi16[i].val())
-            {
+                & (self.l_qp_sel.val() == self.qi16[i].val());
+            if self.l_qp_hit.val() {
                 if self.l_ctrl_op.val() == 1 {
                     self.en[i].d.next = true;
                 }
@@ -1852,43 +1855,24 @@ impl Logic for MrcCore {
                 }
                 if self.l_ctrl_op.val() == 3 {
                     self.rst_q[i].d.next = true;
-                    self.wok[i].d.next = false;
-                    self.fit[i].d.next = false;
-                    self.pend[i].d.next = 0.into();
-                    self.pnz[i].d.next = false;
                     self.nxt[i].d.next = self.l_init_psn.val();
                     self.nxt1[i].d.next = self.l_init_psn.val() + 1;
                     self.outs[i].d.next = self.l_outs_i.val();
-                    self.infl[i].d.next = 0.into();
-                    self.samp_v[i].d.next = false;
-                    self.samp_ld[i].d.next = false;
-                    self.samp_psn[i].d.next = 0.into();
-                    self.samp_t[i].d.next = 0.into();
-                    self.s_valid[i].d.next = false;
-                    self.s_kind[i].d.next = 0.into();
-                    self.s_bytes[i].d.next = 0.into();
-                    self.s_rtt[i].d.next = 0.into();
-                    self.s_ecn[i].d.next = false;
-                    self.cq_v[i].d.next = false;
-                    self.cq_k[i].d.next = 0.into();
-                    self.cq_b[i].d.next = 0.into();
-                    self.cq_r[i].d.next = 0.into();
-                    self.cq_e[i].d.next = false;
-                    self.cq_dn[i].d.next = 0.into();
-                    self.hold[i].d.next = 0.into();
-                    self.tick_pend[i].d.next = false;
                 }
             }
             if self.rst.val() {
                 self.en[i].d.next = false;
                 self.rst_q[i].d.next = false;
+                self.nxt[i].d.next = 0.into();
+                self.nxt1[i].d.next = bits::<24>(1);
+                self.outs[i].d.next = self.l_outs_r.val();
+            }
+            // What a QP reset (QP_CTRL op 3) and the core's reset both clear.
+            if self.rst.val() | (self.l_qp_hit.val() & (self.l_ctrl_op.val() == 3)) {
                 self.wok[i].d.next = false;
                 self.fit[i].d.next = false;
                 self.pend[i].d.next = 0.into();
                 self.pnz[i].d.next = false;
-                self.nxt[i].d.next = 0.into();
-                self.nxt1[i].d.next = bits::<24>(1);
-                self.outs[i].d.next = self.l_outs_r.val();
                 self.infl[i].d.next = 0.into();
                 self.samp_v[i].d.next = false;
                 self.samp_ld[i].d.next = false;

@@ -241,6 +241,8 @@ pub struct SackTxScoreboard {
     /// while that load is pending.
     last_rb: DFF<Bits<24>>,
     s2_rb: DFF<Bits<24>>,
+    /// last_rb as S1 sees it: s2_rb while its load is pending (= last_rb's next value).
+    l_last_rb: Signal<Local, Bits<24>>,
     mask: DFF<Bits<8>>,
     /// The acked flags of the abyte the una loop works on next, selected a cycle early.
     cur: DFF<Bits<8>>,
@@ -653,6 +655,7 @@ impl SackTxScoreboard {
             r_err_psn: Default::default(),
             last_rb: Default::default(),
             s2_rb: Default::default(),
+            l_last_rb: Default::default(),
             mask: Default::default(),
             cur: Default::default(),
             clr_q: Default::default(),
@@ -1775,13 +1778,11 @@ impl Logic for SackTxScoreboard {
         }
 
         // ---------------- committed state, counters, outputs ------------------------------
-        if self.send_new.val() {
-            self.r_nxt.d.next = self.r_nxt.q.val() + 1;
-        }
-        self.una_d1.d.next = self.r_una.q.val();
         self.nxt1.next = self.r_nxt.q.val() + 1;
+        self.una_d1.d.next = self.r_una.q.val();
         // una_d1' is this una, so dnu' = nxt' - una: both of nxt' formed, send_new selects.
         if self.send_new.val() {
+            self.r_nxt.d.next = self.nxt1.val();
             self.dnu.d.next = self.nxt1.val() - self.r_una.q.val();
         } else {
             self.dnu.d.next = self.r_nxt.q.val() - self.r_una.q.val();
@@ -1798,9 +1799,11 @@ impl Logic for SackTxScoreboard {
             self.now1.d.next = self.now1.q.val() + 1;
         }
         self.s2_rb.d.next = self.q_rb.q.val();
+        self.l_last_rb.next = self.last_rb.q.val();
         if self.s2_sack.q.val() {
-            self.last_rb.d.next = self.s2_rb.q.val();
+            self.l_last_rb.next = self.s2_rb.q.val();
         }
+        self.last_rb.d.next = self.l_last_rb.val();
         self.o_cs.d.next = !self.err.q.val() & self.win_ok.val();
         self.o_ap.d.next = self.pc_q.q.val();
         // counters: the +1 is formed from the flop alone, the condition only selects
@@ -1896,11 +1899,7 @@ impl Logic for SackTxScoreboard {
             bit_cast::<72, 64>(self.q_bm.q.val()) << bit_cast::<3, 10>(self.bs.val());
         self.s2_ev.d.next = self.q_ev.q.val();
         self.s2_m.d.next = self.q_m.q.val();
-        if self.s2_sack.q.val() {
-            self.s2_ab.d.next = self.q_rb.q.val() - self.s2_rb.q.val();
-        } else {
-            self.s2_ab.d.next = self.q_rb.q.val() - self.last_rb.q.val();
-        }
+        self.s2_ab.d.next = self.q_rb.q.val() - self.l_last_rb.val();
         self.s2_nfb.d.next =
             self.nack_ok.val() & ((self.q_reason.q.val() == 1) | (self.q_reason.q.val() == 2));
         if self.q_reason.q.val() == 1 {
