@@ -29,6 +29,10 @@ use mrc_regmap::Access;
 use rust_hdl::prelude::*;
 
 use mrc_config::core::{CORE_RO_REGS, CORE_RW_REGS};
+/// log2(INFL_PKTS_CAP + 1): the inflight product's cap compares read outs' bits.
+const INFL_CAP_LOG2: u32 = 11;
+const _: () = assert!(INFL_PKTS_CAP == (1 << INFL_CAP_LOG2) - 1);
+
 pub use mrc_config::core::{
     EVQ_DEPTH, EV_FIFO_DEPTH, INFL_PKTS_CAP, RTX_HOLD, SACK_TO_ACKED, WINDOW_MARGIN,
 };
@@ -146,6 +150,12 @@ pub struct MrcCore {
     // LUT RAM: a block RAM's ~5.8 ns clock-to-out (no output register with Yosys 0.23)
     // started the CSR read path; see lut_ram.rs.
     shadow: LutRam<Bits<32>, 8>,
+    /// EV_INDEX < total, a clock old. Equal to this clock's compare whenever an EV_OP strobe
+    /// is up: the strobe comes two edges after its write's decode and EV_INDEX changes one
+    /// edge after its own, and one write is decoded a clock, so EV_INDEX cannot change at
+    /// the edge that raises the strobe. The shadow's write enable then starts at flops
+    /// instead of behind the index's range compare (a carry chain the arbiter shares).
+    ev_idx_ok: DFF<Bit>,
 
     // Elaboration constants.
     k_q8: Constant<Bits<8>>,
@@ -423,6 +433,9 @@ pub struct MrcCore {
     l_outs_i: Signal<Local, Bits<24>>,
     l_outs_r: Signal<Local, Bits<24>>,
     l_outc: Signal<Local, Bits<32>>,
+    /// outs > INFL_PKTS_CAP / outs < INFL_PKTS_CAP, from outs' bits (see INFL_CAP_LOG2).
+    l_out_gt: Signal<Local, Bit>,
+    l_out_lt: Signal<Local, Bit>,
     l_infl_acc: Signal<Local, Bits<32>>,
     l_infl_b: Signal<Local, Bits<32>>,
     l_pend1: Signal<Local, Bits<32>>,
@@ -652,6 +665,7 @@ impl MrcCore {
                     .map(|a| (a.into(), Bits::<32>::from(0u64)))
                     .collect(),
             ),
+            ev_idx_ok: Default::default(),
             k_q8: c(q as u64),
             k_q16: c(q as u64),
             k_mtu: c(u64::from(cfg.mtu)),
@@ -884,6 +898,8 @@ impl MrcCore {
             l_outs_i: Default::default(),
             l_outs_r: Default::default(),
             l_outc: Default::default(),
+            l_out_gt: Default::default(),
+            l_out_lt: Default::default(),
             l_infl_acc: Default::default(),
             l_infl_b: Default::default(),
             l_pend1: Default::default(),
@@ -983,6 +999,7 @@ impl Logic for MrcCore {
             f_head,
             f_count,
             f_nz,
+            ev_idx_ok,
             preq,
             req_full,
             rr,
@@ -1787,8 +1804,14 @@ impl Logic for MrcCore {
             // Next cycle's window check, one PSN tighter (nxt grows by at most one a cycle,
             // una never falls), so the pick reads a flop; false while the QP is reset.
             self.wok[i].d.next = (self.l_outp.val() < self.k_win1.val()) & !self.rst_q[i].q.val();
+            // The cap is 2^11 - 1: above it is any of outs' top 13 bits set, below it is none
+            // set and the low 11 not all ones; an OR and an AND where a compare against the
+            // constant was a 24-bit carry chain at the head of this path.
+            self.l_out_gt.next = self.l_outp.val().get_bits::<13>(11) != 0;
+            self.l_out_lt.next =
+                !self.l_out_gt.val() & (self.l_outp.val().get_bits::<11>(0) != 0x7FF);
             self.l_outc.next = bit_cast::<32, 24>(self.l_outp.val());
-            if self.l_outp.val() > self.k_infl_cap.val() {
+            if self.l_out_gt.val() {
                 self.l_outc.next = bit_cast::<32, 24>(self.k_infl_cap.val());
             }
             self.l_infl_acc.next = 0.into();
@@ -1799,7 +1822,7 @@ impl Logic for MrcCore {
                 }
             }
             self.l_infl_b.next = self.l_infl_acc.val();
-            if self.l_outp.val() < self.k_infl_cap.val() {
+            if self.l_out_lt.val() {
                 self.l_infl_b.next = self.l_infl_acc.val() + self.k_mtu.val();
             }
             if self.l_outp.val() == bits::<24>(0xFF_FFFF) {
@@ -2055,9 +2078,9 @@ impl Logic for MrcCore {
         self.shadow.read_address.next = self.l_ev_index.val();
         self.shadow.write_address.next = self.l_ev_index.val();
         self.shadow.write_data.next = self.l_ev_value.val();
-        self.shadow.write_enable.next = self.l_ev_op_stb.val()
-            & (self.l_ev_op.val() == 3)
-            & (bit_cast::<9, 8>(self.l_ev_index.val()) < self.k_total.val());
+        self.ev_idx_ok.d.next = bit_cast::<9, 8>(self.l_ev_index.val()) < self.k_total.val();
+        self.shadow.write_enable.next =
+            self.l_ev_op_stb.val() & (self.l_ev_op.val() == 3) & self.ev_idx_ok.q.val();
 
         // ---- CSR block: MMIO, RO values from the registered state ------------------------
         self.csr.rst.next = self.rst.val();
