@@ -251,6 +251,10 @@ pub struct MrcCore {
     // decode and an 8-bit QP compare.
     rs_op: DFF<Bit>,
     rs_hit: Vec<DFF<Bit>>,
+    /// The R stage holds a trim NACK (reason 1 or 2) for this QP: decoded from the ports
+    /// beside rs_hit, so the NSCC candidate's pick (whose zeroing of `cq_b` synthesis puts
+    /// on the flops' set/reset net) does not wait for the kind, reason and QP compares.
+    rs_tn: Vec<DFF<Bit>>,
     // The RTT sample's "cack >= sampled PSN", compared as the header is registered: against
     // the sampled PSN (o) and against the PSN a sample started at that edge would hold, this
     // QP's nxt (n); `samp_ld` says a sample started there, and picks.
@@ -366,7 +370,6 @@ pub struct MrcCore {
     l_rxq_en: Signal<Local, Bit>,
     l_rx_ok: Signal<Local, Bit>,
     l_is_nack: Signal<Local, Bit>,
-    l_trim_nack: Signal<Local, Bit>,
     l_tick_f: Signal<Local, Bit>,
     l_tick_qp: Signal<Local, Bits<8>>,
     l_have_ev: Signal<Local, Bit>,
@@ -759,6 +762,7 @@ impl MrcCore {
             rs_valid: Default::default(),
             rs_op: Default::default(),
             rs_hit: dffs(q),
+            rs_tn: dffs(q),
             rs_sge_o: dffs(q),
             rs_sge_n: dffs(q),
             samp_ld: dffs(q),
@@ -848,7 +852,6 @@ impl MrcCore {
             l_rxq_en: Default::default(),
             l_rx_ok: Default::default(),
             l_is_nack: Default::default(),
-            l_trim_nack: Default::default(),
             l_tick_f: Default::default(),
             l_tick_qp: Default::default(),
             l_have_ev: Default::default(),
@@ -1153,8 +1156,6 @@ impl Logic for MrcCore {
             & (self.rx_kind.val() <= 3)
             & self.l_rxq_en.val();
         self.l_is_nack.next = self.rs_valid.q.val() & (self.rs_kind.q.val() == 3);
-        self.l_trim_nack.next =
-            self.l_is_nack.val() & ((self.rs_reason.q.val() == 1) | (self.rs_reason.q.val() == 2));
 
         // ---- scoreboard ops: rx op > tick > send -----------------------------------------
         self.l_tick_f.next = false;
@@ -1667,7 +1668,7 @@ impl Logic for MrcCore {
             // Candidates: RTO > trim NACK > ACK > TICK, the winner registered (cq_*) with the
             // count of those it beat; the slot takes it the next clock.
             self.l_c_rto.next = self.l_timeout.val() & (self.l_fb_qp.val() == self.qi8[i].val());
-            self.l_c_trim.next = self.l_trim_nack.val() & (self.rs_qp.q.val() == self.qi8[i].val());
+            self.l_c_trim.next = self.rs_tn[i].q.val();
             self.l_c_ack.next = self.l_lv.val()
                 & (self.l_lq.val() == self.qi8[i].val())
                 & (self.sb[i].acked_bytes.val() != 0);
@@ -2358,6 +2359,11 @@ impl Logic for MrcCore {
         for i in 0..self._q {
             self.rs_hit[i].clock.next = self.clock.val();
             self.rs_hit[i].d.next = self.l_rx_sbop.val() & (self.rx_qp.val() == self.qi8[i].val());
+            self.rs_tn[i].clock.next = self.clock.val();
+            self.rs_tn[i].d.next = self.l_rx_ok.val()
+                & (self.rx_kind.val() == 3)
+                & ((self.rx_reason.val() == 1) | (self.rx_reason.val() == 2))
+                & (self.rx_qp.val() == self.qi8[i].val());
             // cack - sampled PSN >= 0 (24-bit serial), for either PSN the sample holds next
             self.rs_sge_o[i].clock.next = self.clock.val();
             self.rs_sge_n[i].clock.next = self.clock.val();
@@ -2389,6 +2395,7 @@ impl Logic for MrcCore {
             self.rs_op.d.next = false;
             for i in 0..self._q {
                 self.rs_hit[i].d.next = false;
+                self.rs_tn[i].d.next = false;
             }
             self.rs_qp.d.next = 0.into();
             self.rs_kind.d.next = 0.into();
