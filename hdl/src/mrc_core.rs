@@ -198,26 +198,14 @@ pub struct MrcCore {
     /// `nxt - una` (the PSNs outstanding), registered from both next values so the
     /// inflight product and the window check start at a flop.
     outs: Vec<DFF<Bits<24>>>,
-    /// outs > INFL_PKTS_CAP, outs < INFL_PKTS_CAP and outs == 2^24 - 1 (the inflight
-    /// product's three cases), formed for each of outs' next values and selected as outs is,
-    /// so the product starts at flops instead of behind bit tests of outs (10.9 ns at seed
-    /// 1 with the tests in front).
+    /// outs > INFL_PKTS_CAP, formed for each of outs' next values and selected as outs is,
+    /// so the inflight product starts at flops instead of behind a 13-bit OR of outs.
     o_gt: Vec<DFF<Bit>>,
-    o_lt: Vec<DFF<Bit>>,
-    o_ones: Vec<DFF<Bit>>,
-    /// The tests for each next value of outs: (n)xt, (n)xt + (1), QP reset (i)nit, core (r)eset.
+    /// The test for each next value of outs: (n)xt, (n)xt + (1), QP reset (i)nit, core (r)eset.
     l_oc_gn: Signal<Local, Bit>,
-    l_oc_ln: Signal<Local, Bit>,
-    l_oc_on: Signal<Local, Bit>,
     l_oc_g1: Signal<Local, Bit>,
-    l_oc_l1: Signal<Local, Bit>,
-    l_oc_o1: Signal<Local, Bit>,
     l_oc_gi: Signal<Local, Bit>,
-    l_oc_li: Signal<Local, Bit>,
-    l_oc_oi: Signal<Local, Bit>,
     l_oc_gr: Signal<Local, Bit>,
-    l_oc_lr: Signal<Local, Bit>,
-    l_oc_or2: Signal<Local, Bit>,
     /// outs' differences for both una' (nxt, nxt + 1, init_psn, 0 minus una + una_adv).
     os_nxt: Vec<SubSum24>,
     os_nxt1: Vec<SubSum24>,
@@ -464,7 +452,6 @@ pub struct MrcCore {
     l_outc: Signal<Local, Bits<32>>,
     /// outs > INFL_PKTS_CAP / outs < INFL_PKTS_CAP, from outs' bits (see INFL_CAP_LOG2).
     l_out_gt: Signal<Local, Bit>,
-    l_out_lt: Signal<Local, Bit>,
     l_infl_acc: Signal<Local, Bits<32>>,
     l_infl_b: Signal<Local, Bits<32>>,
     l_pend1: Signal<Local, Bits<32>>,
@@ -543,6 +530,11 @@ pub struct MrcCore {
 impl MrcCore {
     pub fn new(cfg: &NicConfig) -> Self {
         let q = cfg.qps as usize;
+        // A new send's inflight is (outs + 1) x MTU with no cap or wrap case: outs < W then.
+        assert!(
+            cfg.sack_window_bits < INFL_PKTS_CAP,
+            "a SACK window below the inflight cap"
+        );
         // the per-clock NSCC drop count (l_drops, 8 bits) holds at most 3 per QP
         assert!(
             q <= 16,
@@ -725,20 +717,10 @@ impl MrcCore {
             infl: dffs(q),
             outs: dffs(q),
             o_gt: dffs(q),
-            o_lt: dffs(q),
-            o_ones: dffs(q),
             l_oc_gn: Default::default(),
-            l_oc_ln: Default::default(),
-            l_oc_on: Default::default(),
             l_oc_g1: Default::default(),
-            l_oc_l1: Default::default(),
-            l_oc_o1: Default::default(),
             l_oc_gi: Default::default(),
-            l_oc_li: Default::default(),
-            l_oc_oi: Default::default(),
             l_oc_gr: Default::default(),
-            l_oc_lr: Default::default(),
-            l_oc_or2: Default::default(),
             os_nxt: (0..q).map(|_| SubSum24::default()).collect(),
             os_nxt1: (0..q).map(|_| SubSum24::default()).collect(),
             os_init: (0..q).map(|_| SubSum24::default()).collect(),
@@ -944,7 +926,6 @@ impl MrcCore {
             l_outs_r: Default::default(),
             l_outc: Default::default(),
             l_out_gt: Default::default(),
-            l_out_lt: Default::default(),
             l_infl_acc: Default::default(),
             l_infl_b: Default::default(),
             l_pend1: Default::default(),
@@ -1580,8 +1561,6 @@ impl Logic for MrcCore {
             self.infl[i].clock.next = self.clock.val();
             self.outs[i].clock.next = self.clock.val();
             self.o_gt[i].clock.next = self.clock.val();
-            self.o_lt[i].clock.next = self.clock.val();
-            self.o_ones[i].clock.next = self.clock.val();
             self.samp_v[i].clock.next = self.clock.val();
             self.samp_psn[i].clock.next = self.clock.val();
             self.samp_t[i].clock.next = self.clock.val();
@@ -1839,44 +1818,29 @@ impl Logic for MrcCore {
                 self.l_outs_i.next = 0.into();
                 self.l_outs_r.next = bits::<24>(0) - self.l_init_psn.val();
             }
-            // The cap is 2^11 - 1: above it is any of the top 13 bits set, below it is none
-            // set and the low 11 not all ones (an OR and an AND, not compares).
+            // The cap is 2^11 - 1: above it is any of the top 13 bits set (an OR, not a
+            // compare).
             self.l_oc_gn.next = self.l_outs0.val().get_bits::<13>(11) != 0;
-            self.l_oc_ln.next =
-                !self.l_oc_gn.val() & (self.l_outs0.val().get_bits::<11>(0) != 0x7FF);
-            self.l_oc_on.next = self.l_outs0.val() == bits::<24>(0xFF_FFFF);
             self.l_oc_g1.next = self.l_outs1.val().get_bits::<13>(11) != 0;
-            self.l_oc_l1.next =
-                !self.l_oc_g1.val() & (self.l_outs1.val().get_bits::<11>(0) != 0x7FF);
-            self.l_oc_o1.next = self.l_outs1.val() == bits::<24>(0xFF_FFFF);
             self.l_oc_gi.next = self.l_outs_i.val().get_bits::<13>(11) != 0;
-            self.l_oc_li.next =
-                !self.l_oc_gi.val() & (self.l_outs_i.val().get_bits::<11>(0) != 0x7FF);
-            self.l_oc_oi.next = self.l_outs_i.val() == bits::<24>(0xFF_FFFF);
             self.l_oc_gr.next = self.l_outs_r.val().get_bits::<13>(11) != 0;
-            self.l_oc_lr.next =
-                !self.l_oc_gr.val() & (self.l_outs_r.val().get_bits::<11>(0) != 0x7FF);
-            self.l_oc_or2.next = self.l_outs_r.val() == bits::<24>(0xFF_FFFF);
             if self.l_sent_new.val() {
                 self.outs[i].d.next = self.l_outs1.val();
                 self.o_gt[i].d.next = self.l_oc_g1.val();
-                self.o_lt[i].d.next = self.l_oc_l1.val();
-                self.o_ones[i].d.next = self.l_oc_o1.val();
             } else {
                 self.outs[i].d.next = self.l_outs0.val();
                 self.o_gt[i].d.next = self.l_oc_gn.val();
-                self.o_lt[i].d.next = self.l_oc_ln.val();
-                self.o_ones[i].d.next = self.l_oc_on.val();
             }
             // Bytes in flight: min(nxt' - una, cap) x MTU, shift-and-add over the MTU's bits,
-            // for nxt' = nxt (A); for nxt' = nxt + 1 it is A + MTU below the cap, A at it, and
-            // 0 where nxt + 1 - una wraps to 0.
+            // for nxt' = nxt (A); for nxt' = nxt + 1 it is A + MTU. The model's other cases
+            // there (A at the cap, 0 where nxt + 1 - una wraps to 0) cannot arise with a
+            // send: a new send needs wok, so outs < W - WINDOW_MARGIN a clock ago and outs
+            // + 1 <= W now, below the cap (W <= 1024 < 2047).
             self.l_outp.next = self.outs[i].q.val();
             // Next cycle's window check, one PSN tighter (nxt grows by at most one a cycle,
             // una never falls), so the pick reads a flop; false while the QP is reset.
             self.wok[i].d.next = (self.l_outp.val() < self.k_win1.val()) & !self.rst_q[i].q.val();
             self.l_out_gt.next = self.o_gt[i].q.val();
-            self.l_out_lt.next = self.o_lt[i].q.val();
             self.l_outc.next = bit_cast::<32, 24>(self.l_outp.val());
             if self.l_out_gt.val() {
                 self.l_outc.next = bit_cast::<32, 24>(self.k_infl_cap.val());
@@ -1888,13 +1852,7 @@ impl Logic for MrcCore {
                         self.l_infl_acc.val() + (self.l_outc.val() << self.k_sh[k].val());
                 }
             }
-            self.l_infl_b.next = self.l_infl_acc.val();
-            if self.l_out_lt.val() {
-                self.l_infl_b.next = self.l_infl_acc.val() + self.k_mtu.val();
-            }
-            if self.o_ones[i].q.val() {
-                self.l_infl_b.next = 0.into();
-            }
+            self.l_infl_b.next = self.l_infl_acc.val() + self.k_mtu.val();
             if self.l_sent_new.val() {
                 self.infl[i].d.next = self.l_infl_b.val();
             } else {
@@ -1949,8 +1907,6 @@ impl Logic for MrcCore {
                     self.nxt1[i].d.next = self.l_init_psn.val() + 1;
                     self.outs[i].d.next = self.l_outs_i.val();
                     self.o_gt[i].d.next = self.l_oc_gi.val();
-                    self.o_lt[i].d.next = self.l_oc_li.val();
-                    self.o_ones[i].d.next = self.l_oc_oi.val();
                 }
             }
             if self.rst.val() {
@@ -1960,8 +1916,6 @@ impl Logic for MrcCore {
                 self.nxt1[i].d.next = bits::<24>(1);
                 self.outs[i].d.next = self.l_outs_r.val();
                 self.o_gt[i].d.next = self.l_oc_gr.val();
-                self.o_lt[i].d.next = self.l_oc_lr.val();
-                self.o_ones[i].d.next = self.l_oc_or2.val();
             }
             // What a QP reset (QP_CTRL op 3) and the core's reset both clear.
             if self.rst.val() | (self.l_qp_hit.val() & (self.l_ctrl_op.val() == 3)) {
