@@ -450,8 +450,6 @@ pub struct MrcCore {
     l_outs_i: Signal<Local, Bits<24>>,
     l_outs_r: Signal<Local, Bits<24>>,
     l_outc: Signal<Local, Bits<32>>,
-    /// outs > INFL_PKTS_CAP / outs < INFL_PKTS_CAP, from outs' bits (see INFL_CAP_LOG2).
-    l_out_gt: Signal<Local, Bit>,
     l_infl_acc: Signal<Local, Bits<32>>,
     l_infl_b: Signal<Local, Bits<32>>,
     l_pend1: Signal<Local, Bits<32>>,
@@ -925,7 +923,6 @@ impl MrcCore {
             l_outs_i: Default::default(),
             l_outs_r: Default::default(),
             l_outc: Default::default(),
-            l_out_gt: Default::default(),
             l_infl_acc: Default::default(),
             l_infl_b: Default::default(),
             l_pend1: Default::default(),
@@ -1840,9 +1837,8 @@ impl Logic for MrcCore {
             // Next cycle's window check, one PSN tighter (nxt grows by at most one a cycle,
             // una never falls), so the pick reads a flop; false while the QP is reset.
             self.wok[i].d.next = (self.l_outp.val() < self.k_win1.val()) & !self.rst_q[i].q.val();
-            self.l_out_gt.next = self.o_gt[i].q.val();
             self.l_outc.next = bit_cast::<32, 24>(self.l_outp.val());
-            if self.l_out_gt.val() {
+            if self.o_gt[i].q.val() {
                 self.l_outc.next = bit_cast::<32, 24>(self.k_infl_cap.val());
             }
             self.l_infl_acc.next = 0.into();
