@@ -243,6 +243,10 @@ pub struct MrcCore {
     /// beside rs_hit, so the NSCC candidate's pick (whose zeroing of `cq_b` synthesis puts
     /// on the flops' set/reset net) does not wait for the kind, reason and QP compares.
     rs_tn: Vec<DFF<Bit>>,
+    /// The R stage holds a SACK for this QP, decoded beside rs_hit: the RTT sample's clear
+    /// (and through it the sample's load enable, 32 flops) starts from this flop, not from
+    /// the R stage's kind and QP compares.
+    rs_sk: Vec<DFF<Bit>>,
     // The RTT sample's "cack >= sampled PSN", compared as the header is registered: against
     // the sampled PSN (o) and against the PSN a sample started at that edge would hold, this
     // QP's nxt (n); `samp_ld` says a sample started there, and picks.
@@ -743,6 +747,7 @@ impl MrcCore {
             rs_op: Default::default(),
             rs_hit: dffs(q),
             rs_tn: dffs(q),
+            rs_sk: dffs(q),
             rs_sge_o: dffs(q),
             rs_sge_n: dffs(q),
             samp_ld: dffs(q),
@@ -1245,19 +1250,7 @@ impl Logic for MrcCore {
         self.l_timeout.next = self.l_fb_valid.val() & (self.l_fb_kind.val() == 5);
 
         // ---- scoreboards, trackers -------------------------------------------------------
-        self.l_ack_f.next = false;
         self.l_oow.next = 0.into();
-        self.o_ack_valid.d.next = false;
-        self.o_ack_qp.d.next = 0.into();
-        self.o_ack_nack.d.next = false;
-        self.o_ack_cack.d.next = 0.into();
-        self.o_ack_offset.d.next = 0.into();
-        self.o_ack_bitmap.d.next = 0.into();
-        self.o_ack_m.d.next = 0.into();
-        self.o_ack_ev.d.next = 0.into();
-        self.o_ack_rcvd.d.next = 0.into();
-        self.o_ack_reason.d.next = 0.into();
-        self.o_ack_psn.d.next = 0.into();
         for i in 0..self._q {
             self.l_op.next = 0.into();
             if self.l_send.val() & (self.l_send_qp.val() == self.qi8[i].val()) {
@@ -1350,21 +1343,22 @@ impl Logic for MrcCore {
             self.rx.ack_bytes.next = self.csr.rw[j].val().get_bits::<24>(0);
         }
         self.l_oow.next = self.rx.cnt_out_of_window.val();
-        // The ACK path: the tracker's response, tagged with its QP.
-        if self.rx.sack_valid.val() | self.rx.nack_valid.val() {
-            self.l_ack_f.next = true;
-            self.o_ack_valid.d.next = true;
-            self.o_ack_qp.d.next = bit_cast::<8, 4>(self.rx.rsp_qp.val());
-            self.o_ack_nack.d.next = self.rx.nack_valid.val();
-            self.o_ack_cack.d.next = self.rx.cack_out.val();
-            self.o_ack_offset.d.next = self.rx.sack_offset.val();
-            self.o_ack_bitmap.d.next = self.rx.sack_bitmap.val();
-            self.o_ack_m.d.next = self.rx.sack_m.val();
-            self.o_ack_ev.d.next = self.rx.rsp_ev.val();
-            self.o_ack_rcvd.d.next = self.rx.rcvd_bytes.val();
-            self.o_ack_reason.d.next = self.rx.nack_reason.val();
-            self.o_ack_psn.d.next = self.rx.nack_psn.val();
-        }
+        // The ACK path: the tracker's response, tagged with its QP. As on the transmit
+        // header, the fields load every clock, with no enable and no clear, and the ports
+        // are masked by ack_valid: cleared by "no response", synthesis put the valid's
+        // decode on the set/reset pins of some 200 flops.
+        self.l_ack_f.next = self.rx.sack_valid.val() | self.rx.nack_valid.val();
+        self.o_ack_valid.d.next = self.l_ack_f.val();
+        self.o_ack_qp.d.next = bit_cast::<8, 4>(self.rx.rsp_qp.val());
+        self.o_ack_nack.d.next = self.rx.nack_valid.val();
+        self.o_ack_cack.d.next = self.rx.cack_out.val();
+        self.o_ack_offset.d.next = self.rx.sack_offset.val();
+        self.o_ack_bitmap.d.next = self.rx.sack_bitmap.val();
+        self.o_ack_m.d.next = self.rx.sack_m.val();
+        self.o_ack_ev.d.next = self.rx.rsp_ev.val();
+        self.o_ack_rcvd.d.next = self.rx.rcvd_bytes.val();
+        self.o_ack_reason.d.next = self.rx.nack_reason.val();
+        self.o_ack_psn.d.next = self.rx.nack_psn.val();
 
         // ---- RTT sample of a SACK; the SACK -> acked_bytes line --------------------------
         // Each QP compares the SACK's PSN with its own timed PSN (no QP mux in front of the
@@ -1373,17 +1367,14 @@ impl Logic for MrcCore {
         self.l_clr_qp.next = 0.into();
         self.l_samp_clr.next = false;
         for i in 0..self._q {
-            if self.rs_qp.q.val() == self.qi8[i].val() {
+            if self.rs_sk[i].q.val() {
                 self.l_a_st.next = self.samp_t[i].q.val();
             }
             self.l_sge.next = self.rs_sge_o[i].q.val();
             if self.samp_ld[i].q.val() {
                 self.l_sge.next = self.rs_sge_n[i].q.val();
             }
-            self.l_clr1.next = self.l_rx_sack.val()
-                & (self.rs_qp.q.val() == self.qi8[i].val())
-                & self.samp_v[i].q.val()
-                & self.l_sge.val();
+            self.l_clr1.next = self.rs_sk[i].q.val() & self.samp_v[i].q.val() & self.l_sge.val();
             self.l_clr_qp.next = self.l_clr_qp.val().replace_bit(i, self.l_clr1.val());
             self.l_samp_clr.next = self.l_samp_clr.val() | self.l_clr1.val();
         }
@@ -2314,6 +2305,10 @@ impl Logic for MrcCore {
                 & (self.rx_kind.val() == 3)
                 & ((self.rx_reason.val() == 1) | (self.rx_reason.val() == 2))
                 & (self.rx_qp.val() == self.qi8[i].val());
+            self.rs_sk[i].clock.next = self.clock.val();
+            self.rs_sk[i].d.next = self.l_rx_ok.val()
+                & (self.rx_kind.val() == 2)
+                & (self.rx_qp.val() == self.qi8[i].val());
             // cack - sampled PSN >= 0 (24-bit serial), for either PSN the sample holds next
             self.rs_sge_o[i].clock.next = self.clock.val();
             self.rs_sge_n[i].clock.next = self.clock.val();
@@ -2346,6 +2341,7 @@ impl Logic for MrcCore {
             for i in 0..self._q {
                 self.rs_hit[i].d.next = false;
                 self.rs_tn[i].d.next = false;
+                self.rs_sk[i].d.next = false;
             }
             self.rs_qp.d.next = 0.into();
             self.rs_kind.d.next = 0.into();
@@ -2388,16 +2384,6 @@ impl Logic for MrcCore {
             self.c_evqdrop.d.next = 0.into();
             self.o_tx_valid.d.next = false;
             self.o_ack_valid.d.next = false;
-            self.o_ack_qp.d.next = 0.into();
-            self.o_ack_nack.d.next = false;
-            self.o_ack_cack.d.next = 0.into();
-            self.o_ack_offset.d.next = 0.into();
-            self.o_ack_bitmap.d.next = 0.into();
-            self.o_ack_m.d.next = 0.into();
-            self.o_ack_ev.d.next = 0.into();
-            self.o_ack_rcvd.d.next = 0.into();
-            self.o_ack_reason.d.next = 0.into();
-            self.o_ack_psn.d.next = 0.into();
         }
 
         // ---- outputs ---------------------------------------------------------------------
@@ -2421,15 +2407,27 @@ impl Logic for MrcCore {
             self.tx_last.next = self.o_tx_last.q.val();
         }
         self.ack_valid.next = self.o_ack_valid.q.val();
-        self.ack_qp.next = self.o_ack_qp.q.val();
-        self.ack_nack.next = self.o_ack_nack.q.val();
-        self.ack_cack.next = self.o_ack_cack.q.val();
-        self.ack_offset.next = self.o_ack_offset.q.val();
-        self.ack_bitmap.next = self.o_ack_bitmap.q.val();
-        self.ack_m.next = self.o_ack_m.q.val();
-        self.ack_ev.next = self.o_ack_ev.q.val();
-        self.ack_rcvd_bytes.next = self.o_ack_rcvd.q.val();
-        self.ack_reason.next = self.o_ack_reason.q.val();
-        self.ack_psn.next = self.o_ack_psn.q.val();
+        self.ack_qp.next = 0.into();
+        self.ack_nack.next = false;
+        self.ack_cack.next = 0.into();
+        self.ack_offset.next = 0.into();
+        self.ack_bitmap.next = 0.into();
+        self.ack_m.next = 0.into();
+        self.ack_ev.next = 0.into();
+        self.ack_rcvd_bytes.next = 0.into();
+        self.ack_reason.next = 0.into();
+        self.ack_psn.next = 0.into();
+        if self.o_ack_valid.q.val() {
+            self.ack_qp.next = self.o_ack_qp.q.val();
+            self.ack_nack.next = self.o_ack_nack.q.val();
+            self.ack_cack.next = self.o_ack_cack.q.val();
+            self.ack_offset.next = self.o_ack_offset.q.val();
+            self.ack_bitmap.next = self.o_ack_bitmap.q.val();
+            self.ack_m.next = self.o_ack_m.q.val();
+            self.ack_ev.next = self.o_ack_ev.q.val();
+            self.ack_rcvd_bytes.next = self.o_ack_rcvd.q.val();
+            self.ack_reason.next = self.o_ack_reason.q.val();
+            self.ack_psn.next = self.o_ack_psn.q.val();
+        }
     }
 }
