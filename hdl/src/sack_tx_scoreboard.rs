@@ -275,7 +275,15 @@ pub struct SackTxScoreboard {
     s2_tick: DFF<Bit>,
     s2_us: DFF<Bit>,
     s2_slot: DFF<Bits<10>>,
-    s3_slot: DFF<Bits<10>>,
+    /// Slot equalities a clock early, from the registers that load them (the I op's slot
+    /// becomes `slot`, una's becomes `s2_slot`, `s2_slot` becomes S3's head slot): the op
+    /// at S1 is on the S2 head (`m_head`); the op entering S1 is on S1's slot (`eq_s1`) or
+    /// on S3's head slot (`eq_s3`); the S3 head is the S2 head (`eq_h3`). So `fire` and the
+    /// NACK strobe reach `c_mark` and `s3_kill` through an AND, not beside 10-bit compares.
+    m_head: DFF<Bit>,
+    eq_s1: DFF<Bit>,
+    eq_s3: DFF<Bit>,
+    eq_h3: DFF<Bit>,
     s3_kill: DFF<Bit>,
     c_new: DFF<Bit>,
     c_rtx: DFF<Bit>,
@@ -443,7 +451,6 @@ pub struct SackTxScoreboard {
     in_h: Signal<Local, Bit>,
     hf: Signal<Local, Bit>,
     pgt: Signal<Local, Bit>,
-    m_head: Signal<Local, Bit>,
     fire: Signal<Local, Bit>,
     limit: Signal<Local, Bit>,
     no: Signal<Local, Bit>,
@@ -684,7 +691,9 @@ impl SackTxScoreboard {
             s2_tick: Default::default(),
             s2_us: Default::default(),
             s2_slot: Default::default(),
-            s3_slot: Default::default(),
+            eq_s1: Default::default(),
+            eq_s3: Default::default(),
+            eq_h3: Default::default(),
             s3_kill: Default::default(),
             c_new: Default::default(),
             c_rtx: Default::default(),
@@ -1001,7 +1010,10 @@ impl Logic for SackTxScoreboard {
             s2_tick,
             s2_us,
             s2_slot,
-            s3_slot,
+            m_head,
+            eq_s1,
+            eq_s3,
+            eq_h3,
             s3_kill,
             c_new,
             c_rtx,
@@ -1210,8 +1222,6 @@ impl Logic for SackTxScoreboard {
         self.s3_ab.d.next = self.s2_ab.q.val();
         self.s3_nfb.d.next = self.s2_nfb.q.val();
         self.s3_nk.d.next = self.s2_nk.q.val();
-        self.m_head.next = self.slot.val() == self.s2_slot.q.val();
-        self.s3_slot.d.next = self.s2_slot.q.val();
         if self.byp.q.val() {
             self.d_ev.d.next = self.byp_ev.q.val();
         } else {
@@ -1244,7 +1254,7 @@ impl Logic for SackTxScoreboard {
         // by a firing timeout, which marks the head, so the TICK behind it finds the head
         // marked (s3_kill, or the flops for the mark) and cannot fire either.
         self.s3_tok.d.next = self.s2_tick.q.val()
-            & !((self.send_new.val() | self.rtx_ok.val()) & self.m_head.val())
+            & !((self.send_new.val() | self.rtx_ok.val()) & self.m_head.q.val())
             & self.s2_us.q.val()
             & (self.clr_q.q.val() == 0)
             & self.age_ok.val()
@@ -1335,8 +1345,8 @@ impl Logic for SackTxScoreboard {
         self.fire.next = self.s3_tok.q.val() & self.hf.val();
         // The S2 head's scalar kills (see pg): a NACK at S1 on it, or this timeout's mark
         // (`fire`: at the limit the QP errors instead and the next check cannot fire anyway).
-        self.s3_kill.d.next = (self.nk_pre.val() & self.m_head.val())
-            | ((self.s3_slot.q.val() == self.s2_slot.q.val()) & self.fire.val());
+        self.s3_kill.d.next =
+            (self.nk_pre.val() & self.m_head.q.val()) | (self.eq_h3.q.val() & self.fire.val());
         self.o_fbv.d.next = false;
         self.o_fbi.d.next = bits::<8>(0);
         self.o_fbk.d.next = bits::<3>(0);
@@ -2168,13 +2178,19 @@ impl Logic for SackTxScoreboard {
         // The S1 op (the previous op) on the same slot overrides: a new SEND leaves it
         // outstanding, unacked, unmarked; a retransmit unmarks it; a NACK marks it, as does a
         // timeout firing on it (the head in S3).
-        self.c_new.d.next = self.send_new.val() & (self.psl.val() == self.slot.val());
-        self.c_rtx.d.next = self.send_rtx.val() & (self.psl.val() == self.slot.val());
+        self.c_new.d.next = self.send_new.val() & self.eq_s1.q.val();
+        self.c_rtx.d.next = self.send_rtx.val() & self.eq_s1.q.val();
         // `fire` without `!limit`: at the limit the QP errors at this edge and S1 refuses
         // every op, so the patch is moot; leaving `limit` out keeps these scalar flops off the
         // 256-sink timeout-mark net.
-        self.c_mark.d.next = (self.nack_ok.val() & (self.psl.val() == self.slot.val()))
-            | (self.fire.val() & (self.psl.val() == self.s3_slot.q.val()));
+        self.c_mark.d.next =
+            (self.nack_ok.val() & self.eq_s1.q.val()) | (self.fire.val() & self.eq_s3.q.val());
+        // Their slot equalities for the next clock (see eq_s1), before the reset below
+        // re-aims psl.
+        self.m_head.d.next = self.psl.val() == self.una_slot.val();
+        self.eq_s1.d.next = self.ipsl.val() == self.psl.val();
+        self.eq_s3.d.next = self.ipsl.val() == self.s2_slot.q.val();
+        self.eq_h3.d.next = self.s2_slot.q.val() == self.una_slot.val();
 
         // ---------------- synchronous reset -----------------------------------------------
         if self.rst.val() {
