@@ -10,6 +10,8 @@
 //! - A refused QP control op and a refused post in the same clock count two refusals.
 //! - An index register (QP_SEL, EV_INDEX) written the clock before its op and again the clock
 //!   after: the op acts on the index as of its own clock.
+//! - A QP reset with packets outstanding, QP_INIT_PSN written around it and work posted at
+//!   every offset: the reset's outstanding count (and through it inflight) matches.
 
 use mrc_config::NicConfig;
 use mrc_model::mrc_core::{CoreInputs, CoreOutputs, RX_DATA, RX_NACK, RX_SACK};
@@ -502,4 +504,72 @@ fn index_and_op_written_on_consecutive_clocks() {
             "entry {i} not written"
         );
     }
+}
+
+/// A QP reset while packets are outstanding, with QP_INIT_PSN written on each of the two
+/// clocks before the QP_CTRL op (so a copy two clocks old holds the other value), and new
+/// work posted at every offset around the reset. The RTL forms the reset's outstanding count
+/// (init_psn - una, which feeds inflight and so the cwnd gate for a clock) from QP_INIT_PSN
+/// a clock old (`init_q`), exact for the reason the index registers are; the rig checks
+/// every cycle against the model. (QP_INIT_PSN must then hold until the reset is done: the
+/// scoreboard and tracker load it the clock after the op.)
+#[test]
+fn qp_reset_with_init_psn_written_just_before_it() {
+    let cfg = small();
+    let mut resumed = 0;
+    for post_at in 0..10u32 {
+        let mut rig = core(&cfg);
+        assert_eq!(write(&mut rig, "QP", "QP_SEL", 0), 0);
+        assert_eq!(write(&mut rig, "QP", "QP_CTRL", 1), 0);
+        load_ev_profile(&mut rig, &cfg.default_ev_profile());
+        let mut t = 0u32;
+        let mut step = |rig: &mut CoreRig, mut x: CoreInputs| {
+            x.now_ns = 4 * t;
+            t += 1;
+            rig.step(&x)
+        };
+        let mut x = CoreInputs::idle();
+        x.sq_valid = true;
+        x.sq_qp = 0;
+        x.sq_bytes = 12 * cfg.mtu;
+        step(&mut rig, x);
+        let mut sent = 0;
+        for _ in 0..60 {
+            sent += step(&mut rig, CoreInputs::idle()).tx_valid as u32;
+        }
+        assert!(sent >= 4, "packets outstanding before the reset ({sent})");
+        let init = 0x12_3400 + post_at;
+        let writes = [
+            ("QP", "QP_INIT_PSN", 0x00_0100),
+            ("QP", "QP_INIT_PSN", init),
+            ("QP", "QP_CTRL", 3),
+        ];
+        let mut first_psn = None;
+        for c in 0..200u32 {
+            let mut x = CoreInputs::idle();
+            if let Some(&(block, reg, v)) = writes.get(c as usize) {
+                x.wr_valid = true;
+                x.wr_addr = addr(&rig, block, reg);
+                x.wr_data = v;
+                x.wr_strb = 0xF;
+            }
+            if c == 2 + post_at {
+                x.sq_valid = true;
+                x.sq_qp = 0;
+                x.sq_bytes = 3 * cfg.mtu;
+            }
+            let o = step(&mut rig, x);
+            if c >= 6 && o.tx_valid && first_psn.is_none() {
+                first_psn = Some(o.tx_psn);
+            }
+        }
+        if let Some(psn) = first_psn {
+            assert_eq!(psn, init, "post at {post_at}: sends resume at QP_INIT_PSN");
+            resumed += 1;
+        }
+    }
+    assert!(
+        resumed >= 4,
+        "work posted after the reset is sent ({resumed} offsets)"
+    );
 }
