@@ -161,6 +161,8 @@ pub struct MrcCore {
     /// that subtract instead of a route from the CSR block (3.3 ns at seed 1, 1d22186).
     /// (The QP reset's next clock, and the core's reset, read the register itself.)
     init_q: DFF<Bits<24>>,
+    /// now_ns, a clock old: the send time of a sample started at the last edge.
+    now_d: DFF<Bits<32>>,
 
     // Elaboration constants.
     k_q8: Constant<Bits<8>>,
@@ -218,6 +220,10 @@ pub struct MrcCore {
     os_zero: Vec<SubSum24>,
     samp_v: Vec<DFF<Bit>>,
     samp_psn: Vec<DFF<Bits<24>>>,
+    /// The sample's send time, loaded the clock after the send from `now_d` (enable:
+    /// `samp_ld`, a flop), so the send decision does not drive 32 clock enables across the
+    /// die (seed 2 at 1d22186: f_nz -> ... -> samp_t CE, a 3.6 ns route); a SACK in that
+    /// clock reads `now_d` instead. Read only while samp_v, so neither reset clears it.
     samp_t: Vec<DFF<Bits<32>>>,
     s_valid: Vec<DFF<Bit>>,
     s_kind: Vec<DFF<Bits<2>>>,
@@ -695,6 +701,7 @@ impl MrcCore {
             ),
             ev_idx_ok: Default::default(),
             init_q: Default::default(),
+            now_d: Default::default(),
             k_q8: c(q as u64),
             k_q16: c(q as u64),
             k_mtu: c(u64::from(cfg.mtu)),
@@ -1035,6 +1042,7 @@ impl Logic for MrcCore {
             f_nz,
             ev_idx_ok,
             init_q,
+            now_d,
             preq,
             req_full,
             rr,
@@ -1375,7 +1383,11 @@ impl Logic for MrcCore {
         self.l_samp_clr.next = false;
         for i in 0..self._q {
             if self.rs_sk[i].q.val() {
-                self.l_a_st.next = self.samp_t[i].q.val();
+                if self.samp_ld[i].q.val() {
+                    self.l_a_st.next = self.now_d.q.val();
+                } else {
+                    self.l_a_st.next = self.samp_t[i].q.val();
+                }
             }
             self.l_sge.next = self.rs_sge_o[i].q.val();
             if self.samp_ld[i].q.val() {
@@ -1853,13 +1865,15 @@ impl Logic for MrcCore {
             self.samp_v[i].d.next = self.l_gsv.val();
             self.samp_psn[i].d.next = self.samp_psn[i].q.val();
             self.samp_t[i].d.next = self.samp_t[i].q.val();
+            if self.samp_ld[i].q.val() {
+                self.samp_t[i].d.next = self.now_d.q.val();
+            }
             // (The PSN sent is this QP's own nxt for a new send and its rtx_psn for a
             // retransmit, so neither compare waits for the pick's PSN mux.)
             self.samp_ld[i].d.next = self.l_sent_new.val() & !self.l_gsv.val();
             if self.l_sent_new.val() & !self.l_gsv.val() {
                 self.samp_v[i].d.next = true;
                 self.samp_psn[i].d.next = self.nxt[i].q.val();
-                self.samp_t[i].d.next = self.now_ns.val();
             }
             if self.l_sent_rtx.val()
                 & self.l_gsv.val()
@@ -1916,7 +1930,6 @@ impl Logic for MrcCore {
                 self.samp_v[i].d.next = false;
                 self.samp_ld[i].d.next = false;
                 self.samp_psn[i].d.next = 0.into();
-                self.samp_t[i].d.next = 0.into();
                 self.s_valid[i].d.next = false;
                 self.s_kind[i].d.next = 0.into();
                 self.s_bytes[i].d.next = 0.into();
@@ -2096,6 +2109,7 @@ impl Logic for MrcCore {
         self.shadow.write_data.next = self.l_ev_value.val();
         self.ev_idx_ok.d.next = bit_cast::<9, 8>(self.l_ev_index.val()) < self.k_total.val();
         self.init_q.d.next = self.l_init_psn.val();
+        self.now_d.d.next = self.now_ns.val();
         self.shadow.write_enable.next =
             self.l_ev_op_stb.val() & (self.l_ev_op.val() == 3) & self.ev_idx_ok.q.val();
 

@@ -12,6 +12,8 @@
 //!   after: the op acts on the index as of its own clock.
 //! - A QP reset with packets outstanding, QP_INIT_PSN written around it and work posted at
 //!   every offset: the reset's outstanding count (and through it inflight) matches.
+//! - A SACK of the timed packet at every offset around its send (down to the clock after
+//!   the send decision): the RTT sample's send time.
 
 use mrc_config::NicConfig;
 use mrc_model::mrc_core::{CoreInputs, CoreOutputs, RX_DATA, RX_NACK, RX_SACK};
@@ -571,5 +573,58 @@ fn qp_reset_with_init_psn_written_just_before_it() {
     assert!(
         resumed >= 4,
         "work posted after the reset is sent ({resumed} offsets)"
+    );
+}
+
+/// A SACK covering the first packet, arriving at every offset around its send, down to the
+/// clock right after the send decision. The RTL loads the RTT sample's send time a clock
+/// late (from `now_d`, enabled by `samp_ld`) and a SACK in that clock reads `now_d` itself;
+/// random stimulus almost never puts a SACK there. The rig checks every cycle against the
+/// model, and the CWND readback (which the RTT moves) is compared with it.
+#[test]
+fn sack_right_after_the_timed_send() {
+    let cfg = small();
+    let mut acked = 0;
+    for off in 0..16u32 {
+        let mut rig = core(&cfg);
+        assert_eq!(write(&mut rig, "QP", "QP_SEL", 0), 0);
+        assert_eq!(write(&mut rig, "QP", "QP_CTRL", 1), 0);
+        load_ev_profile(&mut rig, &cfg.default_ev_profile());
+        let mut first_send = None;
+        for t in 0..200u32 {
+            let mut x = CoreInputs::idle();
+            // a time far from the reset's, so a stale send time (0) gives another RTT
+            x.now_ns = 1_000_000 + 4 * t;
+            if t == 0 {
+                x.sq_valid = true;
+                x.sq_qp = 0;
+                x.sq_bytes = 4 * cfg.mtu;
+            }
+            if t == off {
+                x.rx_valid = true;
+                x.rx_qp = 0;
+                x.rx_kind = RX_SACK;
+                x.rx_psn = 0;
+                x.rx_offset = 1;
+                x.rx_rcvd_bytes = cfg.mtu;
+            }
+            let o = rig.step(&x);
+            if o.tx_valid && first_send.is_none() {
+                first_send = Some(t);
+            }
+        }
+        assert!(
+            first_send.is_some_and(|t| t <= 2),
+            "the first packet leaves within two clocks of the post, so the sweep spans its send"
+        );
+        let o = rig.step(&CoreInputs::idle());
+        if o.una[0] > 0 {
+            acked += 1;
+        }
+        read(&mut rig, "NSCC", "CWND");
+    }
+    assert!(
+        acked >= 14,
+        "SACKs after the send they cover advance una ({acked} of 16)"
     );
 }
