@@ -40,14 +40,26 @@ fn addr(rig: &CoreRig, block: &str, reg: &str) -> u32 {
         .addr
 }
 
-/// One MMIO write at a raw offset and strobe, stepping until the response; returns it.
-fn write_raw(rig: &mut CoreRig, a: u32, v: u32, strb: u8) -> u8 {
-    let mut x = CoreInputs::idle();
+/// `x` carrying an MMIO write of `v` at offset `a` with byte strobe `strb`.
+fn with_write(mut x: CoreInputs, a: u32, v: u32, strb: u8) -> CoreInputs {
     x.wr_valid = true;
     x.wr_addr = a;
     x.wr_data = v;
     x.wr_strb = strb;
-    let mut o = rig.step(&x);
+    x
+}
+
+/// `x` carrying a post of `bytes` to QP `qp`'s send queue.
+fn with_post(mut x: CoreInputs, qp: u8, bytes: u32) -> CoreInputs {
+    x.sq_valid = true;
+    x.sq_qp = qp;
+    x.sq_bytes = bytes;
+    x
+}
+
+/// One MMIO write at a raw offset and strobe, stepping until the response; returns it.
+fn write_raw(rig: &mut CoreRig, a: u32, v: u32, strb: u8) -> u8 {
+    let mut o = rig.step(&with_write(CoreInputs::idle(), a, v, strb));
     while !o.b_valid {
         o = rig.step(&CoreInputs::idle());
     }
@@ -74,6 +86,15 @@ fn read_raw(rig: &mut CoreRig, a: u32) -> (u32, u8) {
 fn read(rig: &mut CoreRig, block: &str, reg: &str) -> u32 {
     let a = addr(rig, block, reg);
     read_raw(rig, a).0
+}
+
+/// A core out of reset with QP 0 enabled and the default EV profile loaded.
+fn core_with_qp0(cfg: &NicConfig) -> CoreRig {
+    let mut rig = core(cfg);
+    assert_eq!(write(&mut rig, "QP", "QP_SEL", 0), 0);
+    assert_eq!(write(&mut rig, "QP", "QP_CTRL", 1), 0);
+    load_ev_profile(&mut rig, &cfg.default_ev_profile());
+    rig
 }
 
 fn core(cfg: &NicConfig) -> CoreRig {
@@ -178,9 +199,7 @@ fn transfer_nscc(
         xa.tick = t.is_multiple_of(256);
         xb.tick = xa.tick;
         if posted < qps {
-            xa.sq_valid = true;
-            xa.sq_qp = posted as u8;
-            xa.sq_bytes = bytes;
+            xa = with_post(xa, posted as u8, bytes);
             posted += 1;
         }
         if let Some(h) = data.pop(t) {
@@ -274,18 +293,13 @@ fn transfer_nscc(
 /// New packets QP 0 sends with nothing acked, after `bytes` posted at once (no ticks, so no
 /// timeout and no NSCC event: cwnd stays at its initial value).
 fn sends_without_acks(cfg: &NicConfig, bytes: u32) -> u32 {
-    let mut rig = core(cfg);
-    assert_eq!(write(&mut rig, "QP", "QP_SEL", 0), 0);
-    assert_eq!(write(&mut rig, "QP", "QP_CTRL", 1), 0);
-    load_ev_profile(&mut rig, &cfg.default_ev_profile());
+    let mut rig = core_with_qp0(cfg);
     let mut sent = 0;
     for t in 0..2_000u32 {
         let mut x = CoreInputs::idle();
         x.now_ns = 4 * t;
         if t == 0 {
-            x.sq_valid = true;
-            x.sq_qp = 0;
-            x.sq_bytes = bytes;
+            x = with_post(x, 0, bytes);
         }
         let o = rig.step(&x);
         if o.tx_valid && !o.tx_rtx {
@@ -401,19 +415,9 @@ fn two_refusals_in_one_clock_count_two() {
     assert_eq!(write(&mut rig, "QP", "QP_SEL", cfg.qps + 3), 0);
     let ctrl = addr(&rig, "QP", "QP_CTRL");
     // QP 0 is not enabled: every post to it is refused.
-    let post = CoreInputs {
-        sq_valid: true,
-        sq_qp: 0,
-        sq_bytes: 100,
-        ..CoreInputs::idle()
-    };
-    let mut x = post;
-    x.wr_valid = true;
-    x.wr_addr = ctrl;
-    x.wr_data = 1;
-    x.wr_strb = 0xF;
+    let post = with_post(CoreInputs::idle(), 0, 100);
     let mut posts = 1;
-    rig.step(&x);
+    rig.step(&with_write(post, ctrl, 1, 0xF));
     let mut answer = None;
     for _ in 0..4 {
         let o = rig.step(&post);
@@ -431,11 +435,7 @@ fn two_refusals_in_one_clock_count_two() {
 fn write_burst(rig: &mut CoreRig, writes: &[(&str, &str, u32)]) -> Vec<u8> {
     let mut resp = Vec::new();
     for &(block, reg, v) in writes {
-        let mut x = CoreInputs::idle();
-        x.wr_valid = true;
-        x.wr_addr = addr(rig, block, reg);
-        x.wr_data = v;
-        x.wr_strb = 0xF;
+        let x = with_write(CoreInputs::idle(), addr(rig, block, reg), v, 0xF);
         if rig.step(&x).b_valid {
             resp.push(0);
         }
@@ -520,21 +520,14 @@ fn qp_reset_with_init_psn_written_just_before_it() {
     let cfg = small();
     let mut resumed = 0;
     for post_at in 0..10u32 {
-        let mut rig = core(&cfg);
-        assert_eq!(write(&mut rig, "QP", "QP_SEL", 0), 0);
-        assert_eq!(write(&mut rig, "QP", "QP_CTRL", 1), 0);
-        load_ev_profile(&mut rig, &cfg.default_ev_profile());
+        let mut rig = core_with_qp0(&cfg);
         let mut t = 0u32;
         let mut step = |rig: &mut CoreRig, mut x: CoreInputs| {
             x.now_ns = 4 * t;
             t += 1;
             rig.step(&x)
         };
-        let mut x = CoreInputs::idle();
-        x.sq_valid = true;
-        x.sq_qp = 0;
-        x.sq_bytes = 12 * cfg.mtu;
-        step(&mut rig, x);
+        step(&mut rig, with_post(CoreInputs::idle(), 0, 12 * cfg.mtu));
         let mut sent = 0;
         for _ in 0..60 {
             sent += step(&mut rig, CoreInputs::idle()).tx_valid as u32;
@@ -550,15 +543,10 @@ fn qp_reset_with_init_psn_written_just_before_it() {
         for c in 0..200u32 {
             let mut x = CoreInputs::idle();
             if let Some(&(block, reg, v)) = writes.get(c as usize) {
-                x.wr_valid = true;
-                x.wr_addr = addr(&rig, block, reg);
-                x.wr_data = v;
-                x.wr_strb = 0xF;
+                x = with_write(x, addr(&rig, block, reg), v, 0xF);
             }
             if c == 2 + post_at {
-                x.sq_valid = true;
-                x.sq_qp = 0;
-                x.sq_bytes = 3 * cfg.mtu;
+                x = with_post(x, 0, 3 * cfg.mtu);
             }
             let o = step(&mut rig, x);
             if c >= 6 && o.tx_valid && first_psn.is_none() {
@@ -586,19 +574,14 @@ fn sack_right_after_the_timed_send() {
     let cfg = small();
     let mut acked = 0;
     for off in 0..16u32 {
-        let mut rig = core(&cfg);
-        assert_eq!(write(&mut rig, "QP", "QP_SEL", 0), 0);
-        assert_eq!(write(&mut rig, "QP", "QP_CTRL", 1), 0);
-        load_ev_profile(&mut rig, &cfg.default_ev_profile());
+        let mut rig = core_with_qp0(&cfg);
         let mut first_send = None;
         for t in 0..200u32 {
             let mut x = CoreInputs::idle();
             // a time far from the reset's, so a stale send time (0) gives another RTT
             x.now_ns = 1_000_000 + 4 * t;
             if t == 0 {
-                x.sq_valid = true;
-                x.sq_qp = 0;
-                x.sq_bytes = 4 * cfg.mtu;
+                x = with_post(x, 0, 4 * cfg.mtu);
             }
             if t == off {
                 x.rx_valid = true;
