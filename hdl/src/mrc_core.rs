@@ -156,11 +156,6 @@ pub struct MrcCore {
     /// the edge that raises the strobe. The shadow's write enable then starts at flops
     /// instead of behind the index's range compare (a carry chain the arbiter shares).
     ev_idx_ok: DFF<Bit>,
-    /// QP_INIT_PSN, a clock old, for the QP reset's outs (init_psn - una'), the one reader
-    /// that acts on a QP_CTRL strobe: exact for the reason `ev_idx_ok` is, and a flop beside
-    /// that subtract instead of a route from the CSR block (3.3 ns at seed 1, 1d22186).
-    /// (The QP reset's next clock, and the core's reset, read the register itself.)
-    init_q: DFF<Bits<24>>,
     /// now_ns, a clock old: the send time of a sample started at the last edge.
     now_d: DFF<Bits<32>>,
 
@@ -218,12 +213,10 @@ pub struct MrcCore {
     /// The test for each next value of outs: (n)xt, (n)xt + (1), QP reset (i)nit, core (r)eset.
     l_oc_gn: Signal<Local, Bit>,
     l_oc_g1: Signal<Local, Bit>,
-    l_oc_gi: Signal<Local, Bit>,
     l_oc_gr: Signal<Local, Bit>,
     /// outs' differences for both una' (nxt, nxt + 1, init_psn, 0 minus una + una_adv).
     os_nxt: Vec<SubSum24>,
     os_nxt1: Vec<SubSum24>,
-    os_init: Vec<SubSum24>,
     os_zero: Vec<SubSum24>,
     samp_v: Vec<DFF<Bit>>,
     samp_psn: Vec<DFF<Bits<24>>>,
@@ -469,7 +462,6 @@ pub struct MrcCore {
     l_una_adv: Signal<Local, Bits<4>>,
     l_outs0: Signal<Local, Bits<24>>,
     l_outs1: Signal<Local, Bits<24>>,
-    l_outs_i: Signal<Local, Bits<24>>,
     l_outs_r: Signal<Local, Bits<24>>,
     l_outc: Signal<Local, Bits<32>>,
     l_infl_acc: Signal<Local, Bits<32>>,
@@ -707,7 +699,6 @@ impl MrcCore {
                     .collect(),
             ),
             ev_idx_ok: Default::default(),
-            init_q: Default::default(),
             now_d: Default::default(),
             k_q8: c(q as u64),
             k_q16: c(q as u64),
@@ -744,11 +735,9 @@ impl MrcCore {
             o_gt: dffs(q),
             l_oc_gn: Default::default(),
             l_oc_g1: Default::default(),
-            l_oc_gi: Default::default(),
             l_oc_gr: Default::default(),
             os_nxt: (0..q).map(|_| SubSum24::default()).collect(),
             os_nxt1: (0..q).map(|_| SubSum24::default()).collect(),
-            os_init: (0..q).map(|_| SubSum24::default()).collect(),
             os_zero: (0..q).map(|_| SubSum24::default()).collect(),
             samp_v: dffs(q),
             samp_psn: dffs(q),
@@ -948,7 +937,6 @@ impl MrcCore {
             l_una_adv: Default::default(),
             l_outs0: Default::default(),
             l_outs1: Default::default(),
-            l_outs_i: Default::default(),
             l_outs_r: Default::default(),
             l_outc: Default::default(),
             l_infl_acc: Default::default(),
@@ -1051,7 +1039,6 @@ impl Logic for MrcCore {
             f_count,
             f_nz,
             ev_idx_ok,
-            init_q,
             now_d,
             preq,
             req_full,
@@ -1802,10 +1789,12 @@ impl Logic for MrcCore {
                 self.nxt1[i].d.next = self.nxt1[i].q.val() + 1;
             }
             self.nxt[i].d.next = self.l_nxt_new.val();
-            // outs' = nxt' - una' for every way nxt can move (a send, a QP reset, the core's
-            // reset), each formed off the send decision, which only selects; una' is the
-            // scoreboard's rule (init_psn under its reset, else una + una_adv, all registers),
-            // so outs = nxt - una holds at every edge.
+            // outs' = nxt' - una' for every way nxt can move (a send, the core's reset), each
+            // formed off the send decision, which only selects; una' is the scoreboard's rule
+            // (init_psn under its reset, else una + una_adv, all registers), so outs = nxt -
+            // una holds at every edge but one: a QP reset leaves outs as a send would, since
+            // in the clock after it (rst_q) outs has no reader (the window check is off, inflight
+            // cleared), and no subtract hangs off una for that one clock's value.
             self.l_una_adv.next = self.sb[i].una_adv.val();
             // Each difference for both una' (una + una_adv, or init_psn when the scoreboard is
             // in reset): the reset, a high fan-out net, selects after the carry chains.
@@ -1813,31 +1802,25 @@ impl Logic for MrcCore {
             // not una + una_adv's chain in front of each subtract's.
             self.os_nxt[i].x.next = self.nxt[i].q.val();
             self.os_nxt1[i].x.next = self.nxt1[i].q.val();
-            self.os_init[i].x.next = self.init_q.q.val();
             self.os_zero[i].x.next = 0.into();
             self.os_nxt[i].a.next = self.sb[i].una.val();
             self.os_nxt1[i].a.next = self.sb[i].una.val();
-            self.os_init[i].a.next = self.sb[i].una.val();
             self.os_zero[i].a.next = self.sb[i].una.val();
             self.os_nxt[i].b.next = bit_cast::<24, 4>(self.l_una_adv.val());
             self.os_nxt1[i].b.next = bit_cast::<24, 4>(self.l_una_adv.val());
-            self.os_init[i].b.next = bit_cast::<24, 4>(self.l_una_adv.val());
             self.os_zero[i].b.next = bit_cast::<24, 4>(self.l_una_adv.val());
             self.l_outs0.next = self.os_nxt[i].diff.val();
             self.l_outs1.next = self.os_nxt1[i].diff.val();
-            self.l_outs_i.next = self.os_init[i].diff.val();
             self.l_outs_r.next = self.os_zero[i].diff.val();
             if self.rst.val() | self.rst_q[i].q.val() {
                 self.l_outs0.next = self.nxt[i].q.val() - self.l_init_psn.val();
                 self.l_outs1.next = self.nxt1[i].q.val() - self.l_init_psn.val();
-                self.l_outs_i.next = 0.into();
                 self.l_outs_r.next = bits::<24>(0) - self.l_init_psn.val();
             }
             // The cap is 2^11 - 1: above it is any of the top 13 bits set (an OR, not a
             // compare).
             self.l_oc_gn.next = self.l_outs0.val().get_bits::<13>(11) != 0;
             self.l_oc_g1.next = self.l_outs1.val().get_bits::<13>(11) != 0;
-            self.l_oc_gi.next = self.l_outs_i.val().get_bits::<13>(11) != 0;
             self.l_oc_gr.next = self.l_outs_r.val().get_bits::<13>(11) != 0;
             if self.l_sent_new.val() {
                 self.outs[i].d.next = self.l_outs1.val();
@@ -1871,6 +1854,10 @@ impl Logic for MrcCore {
                 self.infl[i].d.next = self.l_infl_b.val();
             } else {
                 self.infl[i].d.next = self.l_infl_acc.val();
+            }
+            // Nothing is in flight while the QP is reset (outs is not nxt - una then).
+            if self.rst_q[i].q.val() {
+                self.infl[i].d.next = 0.into();
             }
             // RTT sample: cleared by the SACK that covers it; set by a new send; a
             // retransmission of the timed PSN cancels it (Karn).
@@ -1921,8 +1908,6 @@ impl Logic for MrcCore {
                     self.rst_q[i].d.next = true;
                     self.nxt[i].d.next = self.l_init_psn.val();
                     self.nxt1[i].d.next = self.l_init_psn.val() + 1;
-                    self.outs[i].d.next = self.l_outs_i.val();
-                    self.o_gt[i].d.next = self.l_oc_gi.val();
                 }
             }
             if self.rst.val() {
@@ -2124,7 +2109,6 @@ impl Logic for MrcCore {
         self.shadow.write_address.next = self.l_ev_index.val();
         self.shadow.write_data.next = self.l_ev_value.val();
         self.ev_idx_ok.d.next = bit_cast::<9, 8>(self.l_ev_index.val()) < self.k_total.val();
-        self.init_q.d.next = self.l_init_psn.val();
         self.now_d.d.next = self.now_ns.val();
         self.shadow.write_enable.next =
             self.l_ev_op_stb.val() & (self.l_ev_op.val() == 3) & self.ev_idx_ok.q.val();

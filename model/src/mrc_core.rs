@@ -39,7 +39,8 @@
 //! - **Transmit.** Needs an EV in the FIFO. A QP with `rtx_valid` (and no retransmit in the
 //!   last `RTX_HOLD` cycles: the scoreboard's pick lags its SEND by a few cycles) goes first;
 //!   else a QP with pending bytes whose scoreboard `can_send` and whose `inflight + len <= cwnd`
-//!   (`inflight` = min(nxt - una, INFL_PKTS_CAP) x MTU, registered: the PSNs outstanding).
+//!   (`inflight` = min(nxt - una, INFL_PKTS_CAP) x MTU, registered: the PSNs outstanding;
+//!   0 from a QP reset until its blocks have left reset).
 //!   That cwnd check is registered: it is formed from the previous cycle's inflight, pending
 //!   bytes and cwnd, and a new send in that cycle counts as MTU more in flight and its length
 //!   less pending; bytes posted in that cycle count one cycle later.
@@ -898,9 +899,11 @@ impl MrcCore {
                 u64::from(old.infl) + u64::from(len[i]) <= room
             };
             // Bytes in flight from the PSNs outstanding (the last packet counts as a full MTU):
-            // no accounting to drift, and nothing in flight reads 0.
+            // no accounting to drift, and nothing in flight reads 0. While the QP is reset
+            // (its una and nxt jumping back to the initial PSN) nothing is in flight: 0, not the
+            // difference of the jump's two halves (the new nxt against the old una).
             let out_pkts = (gl.nxt.wrapping_sub(sb_o[i].una) & PSN_MASK).min(INFL_PKTS_CAP);
-            gl.infl = out_pkts * mtu;
+            gl.infl = if old.rst_q { 0 } else { out_pkts * mtu };
             if sent_new && !gl.samp_v {
                 gl.samp_v = true;
                 gl.samp_psn = send_psn;

@@ -11,7 +11,8 @@
 //! - An index register (QP_SEL, EV_INDEX) written the clock before its op and again the clock
 //!   after: the op acts on the index as of its own clock.
 //! - A QP reset with packets outstanding, QP_INIT_PSN written around it and work posted at
-//!   every offset: the reset's outstanding count (and through it inflight) matches.
+//!   every offset: the reset's outstanding count (and through it inflight) matches; the same
+//!   with cwnd full at the reset.
 //! - A SACK of the timed packet at every offset around its send (down to the clock after
 //!   the send decision): the RTT sample's send time.
 
@@ -562,6 +563,75 @@ fn qp_reset_with_init_psn_written_just_before_it() {
         resumed >= 4,
         "work posted after the reset is sent ({resumed} offsets)"
     );
+}
+
+/// A QP reset while cwnd is full (no ACKs, sends stopped by the cwnd gate) and QP_INIT_PSN
+/// away from una, with work posted at every offset after it. Nothing is in flight from the
+/// reset until the QP's blocks leave reset: in the reset's next clock `nxt - una` would be
+/// the new nxt against the old una (0x1000 PSNs here, above the cap), and the first send
+/// after the reset reads the cwnd check formed from it. The RTL leaves its outstanding count
+/// alone at the reset and clears inflight in that clock. The rig checks every cycle against
+/// the model. (Inflight taken from that difference fails at the first offset. The RTL
+/// without its clear shows only where cwnd has grown past the init cwnd the reset restores,
+/// which random compare reaches: cycle 19,194 at seed 21.)
+#[test]
+fn qp_reset_while_cwnd_is_full() {
+    // 100 Gb/s x 2 us: an initial cwnd of about 9 MTUs, under the 64-PSN window.
+    let cfg = NicConfig {
+        link_gbps: 100,
+        base_rtt_ns: 2_000,
+        ..small()
+    };
+    cfg.validate().expect("config");
+    let cwnd_pkts = mrc_config::nscc::NsccFixed::new(&cfg).init_cwnd / cfg.mtu;
+    // The write is decoded a clock (the op at c = 2), the QP is in reset at c = 3 (a post
+    // then is refused) and one posted earlier is cleared, so posts start at c = 4, whose
+    // send decision (c = 5) reads the cwnd check formed from the reset's next clock.
+    for post_at in 4..14u32 {
+        let mut rig = core_with_qp0(&cfg);
+        let mut t = 0u32;
+        let mut step = |rig: &mut CoreRig, mut x: CoreInputs| {
+            x.now_ns = 4 * t;
+            t += 1;
+            rig.step(&x)
+        };
+        step(&mut rig, with_post(CoreInputs::idle(), 0, 1 << 24));
+        let (mut sent, mut last) = (0, 0);
+        for c in 0..400u32 {
+            if step(&mut rig, CoreInputs::idle()).tx_valid {
+                sent += 1;
+                last = c;
+            }
+        }
+        assert!(
+            sent == cwnd_pkts && last < 300,
+            "sends stopped by cwnd before the reset ({sent} of {cwnd_pkts}, last at {last})"
+        );
+        let ctrl = addr(&rig, "QP", "QP_CTRL");
+        let init = addr(&rig, "QP", "QP_INIT_PSN");
+        step(&mut rig, with_write(CoreInputs::idle(), init, 0x1000, 0xF));
+        for _ in 0..4 {
+            step(&mut rig, CoreInputs::idle());
+        }
+        let mut first = None;
+        for c in 0..100u32 {
+            let mut x = CoreInputs::idle();
+            if c == 0 {
+                x = with_write(x, ctrl, 3, 0xF);
+            }
+            if c == post_at {
+                x = with_post(x, 0, 3 * cfg.mtu);
+            }
+            if step(&mut rig, x).tx_valid && first.is_none() {
+                first = Some(c);
+            }
+        }
+        assert_eq!(
+            first,
+            Some(post_at + 1),
+            "post at {post_at}: the first send"
+        );
+    }
 }
 
 /// A SACK covering the first packet, arriving at every offset around its send, down to the
