@@ -156,6 +156,12 @@ pub struct MrcCore {
     /// the edge that raises the strobe. The shadow's write enable then starts at flops
     /// instead of behind the index's range compare (a carry chain the arbiter shares).
     ev_idx_ok: DFF<Bit>,
+    /// EV_INDEX a clock old, the arbiter's control index (equal to EV_INDEX whenever its
+    /// EV_OP strobe is up, as for `ev_idx_ok`): the arbiter's own range check then starts at
+    /// a flop of its own (kept whole, so Yosys neither merges it with the read index's
+    /// register nor shares the compare with `ev_idx_ok`), not at the CSR register across
+    /// the die (seed 2 at 98f28be: EV_INDEX -> the shared compare -> `thr_q`, 11.6 ns).
+    ev_idx_rep: DFF<Bits<8>>,
     /// now_ns, a clock old: the send time of a sample started at the last edge.
     now_d: DFF<Bits<32>>,
 
@@ -699,6 +705,7 @@ impl MrcCore {
                     .collect(),
             ),
             ev_idx_ok: Default::default(),
+            ev_idx_rep: Default::default(),
             now_d: Default::default(),
             k_q8: c(q as u64),
             k_q16: c(q as u64),
@@ -1039,6 +1046,7 @@ impl Logic for MrcCore {
             f_count,
             f_nz,
             ev_idx_ok,
+            ev_idx_rep,
             now_d,
             preq,
             req_full,
@@ -1967,7 +1975,7 @@ impl Logic for MrcCore {
         if self.l_ev_op_stb.val() {
             self.arb.ctl_op.next = self.l_ev_op.val();
         }
-        self.arb.ctl_idx.next = self.l_ev_index.val();
+        self.arb.ctl_idx.next = self.ev_idx_rep.q.val();
         self.arb.ctl_ev.next = self.l_ev_value.val();
         self.arb.policy.next = false;
         for j in self._rw[8]..self._rw_e[8] {
@@ -2109,6 +2117,7 @@ impl Logic for MrcCore {
         self.shadow.write_address.next = self.l_ev_index.val();
         self.shadow.write_data.next = self.l_ev_value.val();
         self.ev_idx_ok.d.next = bit_cast::<9, 8>(self.l_ev_index.val()) < self.k_total.val();
+        self.ev_idx_rep.d.next = self.l_ev_index.val();
         self.now_d.d.next = self.now_ns.val();
         self.shadow.write_enable.next =
             self.l_ev_op_stb.val() & (self.l_ev_op.val() == 3) & self.ev_idx_ok.q.val();

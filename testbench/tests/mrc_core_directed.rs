@@ -481,12 +481,12 @@ fn index_and_op_written_on_consecutive_clocks() {
         1,
         "QP_SEL >= QPS refused"
     );
-    // EV_INDEX / EV_VALUE / EV_OP (load) on consecutive clocks, the index moved right after
+    // EV_VALUE / EV_INDEX / EV_OP (load) on consecutive clocks, the index moved right after
     // each op, one index out of range.
     let mut w = Vec::new();
     for (i, idx) in [3, 5, total + 2, 7].into_iter().enumerate() {
-        w.push(("EVT", "EV_INDEX", idx));
         w.push(("EVT", "EV_VALUE", 0x1000 + i as u32));
+        w.push(("EVT", "EV_INDEX", idx));
         w.push(("EVT", "EV_OP", 3));
         w.push(("EVT", "EV_INDEX", (idx + 1) % 256));
     }
