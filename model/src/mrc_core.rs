@@ -425,6 +425,8 @@ pub struct MrcCore {
     sb: Vec<SackTxScoreboard>,
     /// NSCC event drops of the last cycle, added to `NSCC_EV_DROPS` in this one.
     nscc_drops_q: u32,
+    /// A post refused last cycle, added to `REFUSED_OPS` in this one.
+    sq_refused_q: bool,
     /// The window's owner last cycle, and "the owner has not had an event since it was
     /// switched to" (so a switch is always followed by one of its events: no livelock when
     /// every slot waits).
@@ -470,6 +472,7 @@ impl MrcCore {
             arb: EvSprayArbiter::new(cfg),
             sb: (0..q).map(|_| SackTxScoreboard::new(cfg)).collect(),
             nscc_drops_q: 0,
+            sq_refused_q: false,
             cc_own_d: 0,
             cc_fresh: false,
             rx: SharedRxTracker::new(cfg),
@@ -865,9 +868,11 @@ impl MrcCore {
             && !self.glue[(x.sq_qp as usize).min(q - 1)].rst_q
             && u64::from(self.glue[(x.sq_qp as usize).min(q - 1)].pend) + u64::from(x.sq_bytes)
                 <= u64::from(u32::MAX);
-        if x.sq_valid && !sq_ok {
-            cnt.refused_ops = cnt.refused_ops.wrapping_add(1);
-        }
+        // A refused post is counted a clock late (the RTL registers the refusal, then adds
+        // it), so the post's overflow check (pend + bytes, a carry chain) ends at one flop
+        // beside it, not at the 32-bit counter.
+        cnt.refused_ops = cnt.refused_ops.wrapping_add(u32::from(self.sq_refused_q));
+        let sq_refused_n = x.sq_valid && !sq_ok;
         for i in 0..q {
             let old = self.glue[i];
             let gl = &mut g[i];
@@ -1141,6 +1146,7 @@ impl MrcCore {
         }
         self.glue = g;
         self.nscc_drops_q = nscc_drops_n;
+        self.sq_refused_q = sq_refused_n;
         self.cc_fresh = (self.cc_fresh || cc_owner != self.cc_own_d) && !(offer && cc_ready);
         self.cc_own_d = cc_owner;
         self.r = RxStage {

@@ -163,7 +163,8 @@ pub fn build(cfg: &NicConfig) -> RegMap {
                 reg(0x30, "RX_DROPPED", 32, Ro, 0, "Received headers refused before any block saw them: QP number >= QPS, \
                     unknown kind, or a disabled QP."),
                 reg(0x34, "REFUSED_OPS", 32, Ro, 0, "Refused requests: QP_CTRL on a QP_SEL >= QPS, a send-queue post to a \
-                    QP that is out of range, disabled or whose pending bytes would pass 2^32 - 1."),
+                    QP that is out of range, disabled or whose pending bytes would pass 2^32 - 1 (a refused post \
+                    counts a clock after it)."),
                 reg(0x38, "NSCC_EV_DROPS", 32, Ro, 0, "Congestion events (ACK, trim NACK, RTO) lost because the QP's NSCC event \
                     slot held an event of another kind (ACKs merge into a waiting ACK; TICKs are not counted)."),
                 reg(0x3C, "ACKS_SENT", 32, Ro, 0, "SACKs and NACKs generated (all QPs)."),
