@@ -11,7 +11,7 @@ pub const EV_FIFO_DEPTH: usize = 8;
 /// Entries of the EV event queue.
 pub const EVQ_DEPTH: usize = 16;
 /// Cycles a QP waits after a retransmit before the next (the scoreboard's pick is
-/// re-validated about three cycles after the SEND that clears it, which reaches the
+/// re-validated about four cycles after the SEND that clears it, which reaches the
 /// scoreboard a cycle after the pick, through the scoreboard's input register, its I stage).
 pub const RTX_HOLD: u8 = 5;
 /// Steps from a SACK in the R stage to its `acked_bytes` at the scoreboard's registered

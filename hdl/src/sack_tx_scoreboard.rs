@@ -51,8 +51,9 @@
 //!  rtx pick: cand = need_rtx & out & ~acked; P1 per-16 first (at/after una, any) ->
 //!            P1b per four groups (a quad): first group, its index and first slot ->
 //!            P2 first quad (one-hot: prefix OR; slot an AND-OR, no mux chain) ->
-//!            P3 re-validate against current flops (AND-OR by the one-hots) -> rtx_valid;
-//!            slot -> PSN (rtx_psn follows the P2 pick, read only with rtx_valid)
+//!            P3a re-validate per group against its flops (AND-OR by the one-hots, less
+//!            this edge's SACK acks) -> 16 flops -> P3b OR -> rtx_valid;
+//!            slot -> PSN (rtx_psn follows the P3 pick, read only with rtx_valid)
 //! ```
 //!
 //! One op per clock, every output registered. The ports are registered first (the I stage),
@@ -98,7 +99,7 @@
 //!
 //! Latencies (step indices, op at step t): flags / counters of SEND, NACK, refused ops at
 //! t+1 (`nxt`, counters in the outputs of step t+1); SACK acked flags at t+3, una from t+5
-//! (up to 8 PSNs per clock); feedback and `acked_bytes` at t+3; `rtx_psn` about 4 cycles after
+//! (up to 8 PSNs per clock); feedback and `acked_bytes` at t+3; `rtx_psn` about 5 cycles after
 //! the mark. The golden model is `mrc_model::sack_tx_scoreboard`.
 
 use mrc_config::NicConfig;
@@ -318,6 +319,12 @@ pub struct SackTxScoreboard {
     d_ev: DFF<Bits<8>>,
     p2_valid: DFF<Bit>,
     p2_slot: DFF<Bits<10>>,
+    /// P3a: P2's pick a clock later (valid, slot for the PSN), and per 16-slot group "P2's
+    /// pick is in this group and its slot is a candidate as this edge leaves it for a SACK"
+    /// (p3c_g), formed beside the group's flags; P3b ORs the 16 flops.
+    p3_valid: DFF<Bit>,
+    p3_slot: DFF<Bits<10>>,
+    p3c_g: Vec<DFF<Bit>>,
     o_cs: DFF<Bit>,
     o_ap: DFF<Bits<4>>,
     o_ab: DFF<Bits<32>>,
@@ -726,6 +733,9 @@ impl SackTxScoreboard {
             d_ev: Default::default(),
             p2_valid: Default::default(),
             p2_slot: Default::default(),
+            p3_valid: Default::default(),
+            p3_slot: Default::default(),
+            p3c_g: dffs(groups),
             o_cs: Default::default(),
             o_ap: Default::default(),
             o_ab: Default::default(),
@@ -1046,6 +1056,8 @@ impl Logic for SackTxScoreboard {
             d_ev,
             p2_valid,
             p2_slot,
+            p3_valid,
+            p3_slot,
             o_cs,
             o_ap,
             o_ab,
@@ -1766,25 +1778,36 @@ impl Logic for SackTxScoreboard {
             self.p2_n[j].clock.next = self.clock.val();
             self.p2_n[j].d.next = (self.p2_slot.d.val() & 15) == self.kc[j].val();
         }
-        self.cv.next = false;
+        // P3a, per group beside its flags: the pick's slot is still a candidate, less an
+        // ack this edge's SACK apply sets (ctl_rep bit 0 is s3_sack). P3b ORs the groups'
+        // flops, so neither stage has both the broadcast of P2's one-hots to every group
+        // and the gather from them.
+        self.p3_valid.d.next = self.p2_valid.q.val();
+        self.p3_slot.d.next = self.p2_slot.q.val();
         for g in 0..self._groups {
+            self.p3c_g[g].clock.next = self.clock.val();
             self.cvg.next = false;
             for j in 0..16 {
                 self.cvg.next = self.cvg.val()
                     | (self.p2_n[j].q.val()
                         & self.rtx_f[g * 16 + j].q.val()
                         & self.out_f[g * 16 + j].q.val()
-                        & !self.ack_f[g * 16 + j].q.val());
+                        & !self.ack_f[g * 16 + j].q.val()
+                        & !(self.ctl_rep[g].q.val().get_bit(0) & self.s3_ackm[g * 16 + j].q.val()));
             }
-            self.cv.next = self.cv.val() | (self.p2_g[g].q.val() & self.cvg.val());
+            self.p3c_g[g].d.next = self.p2_g[g].q.val() & self.cvg.val() & !self.rst.val();
         }
-        self.o_rv.d.next = self.p2_valid.q.val() & self.cv.val() & !self.err.q.val();
-        // The PSN follows P2's pick; the re-validation (cv, an OR over every slot) gates
-        // rtx_valid alone, not the clear of these 24 flops (rtx_psn is read with rtx_valid).
+        self.cv.next = false;
+        for g in 0..self._groups {
+            self.cv.next = self.cv.val() | self.p3c_g[g].q.val();
+        }
+        self.o_rv.d.next = self.p3_valid.q.val() & self.cv.val() & !self.err.q.val();
+        // The PSN follows P3's pick; the re-validation (cv) gates rtx_valid alone, not the
+        // clear of these 24 flops (rtx_psn is read with rtx_valid).
         self.o_rpsn.d.next = bits::<24>(0);
-        if self.p2_valid.q.val() & !self.err.q.val() {
+        if self.p3_valid.q.val() & !self.err.q.val() {
             self.o_rpsn.d.next = self.r_una.q.val()
-                + bit_cast::<24, 10>((self.p2_slot.q.val() - self.una_slot.val()) & self.wm.val());
+                + bit_cast::<24, 10>((self.p3_slot.q.val() - self.una_slot.val()) & self.wm.val());
         }
 
         // ---------------- committed state, counters, outputs ------------------------------
@@ -2226,6 +2249,7 @@ impl Logic for SackTxScoreboard {
             self.s3_tok.d.next = false;
             self.s3_fbs.d.next = false;
             self.p2_valid.d.next = false;
+            self.p3_valid.d.next = false;
             self.o_cs.d.next = false;
             self.o_ap.d.next = bits::<4>(0);
             self.o_ab.d.next = bits::<32>(0);

@@ -86,8 +86,8 @@ pub struct TxOutputs {
     pub fb_idx: u8,
     pub fb_kind: u8,
     pub rtx_valid: bool,
-    /// The PSN of P2's pick whenever there is one (0 when none, or under `qp_error`);
-    /// meaningful only with `rtx_valid`: P3's re-validation against the current flags gates
+    /// The PSN of P3's pick whenever there is one (0 when none, or under `qp_error`);
+    /// meaningful only with `rtx_valid`: P3's re-validation against the flags gates
     /// `rtx_valid` alone, so it does not also clear the 24 PSN flops.
     pub rtx_psn: u32,
     pub qp_error: bool,
@@ -200,6 +200,11 @@ pub struct SackTxScoreboard {
     p1b: Vec<(bool, usize, bool, usize)>,
     p2_valid: bool,
     p2_slot: usize,
+    /// P3a: P2's pick a clock later, with its slot's candidate flag as this edge leaves it
+    /// for a SACK (the RTL's per-group re-validation flops; P3b ORs them).
+    p3_valid: bool,
+    p3_slot: usize,
+    p3_c: bool,
     out_regs: TxOutputs,
 }
 
@@ -279,6 +284,9 @@ impl SackTxScoreboard {
             p1b: vec![(false, 0, false, 0); w / 16],
             p2_valid: false,
             p2_slot: 0,
+            p3_valid: false,
+            p3_slot: 0,
+            p3_c: false,
             out_regs: TxOutputs::default(),
         }
     }
@@ -502,9 +510,15 @@ impl SackTxScoreboard {
                 None => (false, 0),
             },
         };
-        let rv = self.p2_valid && cand[self.p2_slot] && !err;
-        let rpsn = if self.p2_valid && !err {
-            una.wrapping_add((self.p2_slot.wrapping_sub(una_slot) & wm) as u32) & PSN_MASK
+        // P3a re-validates P2's pick against this clock's flags, less a SACK acking it at
+        // this edge; P3b offers it. A mark at this edge (hole, timeout, NACK) is not seen,
+        // and the slot's own retransmit at this edge is not either: the core's RTX_HOLD
+        // covers that.
+        let p2s = self.p2_slot;
+        let n_p3_c = cand[p2s] && !(self.s3_sack && self.s3_ackm[p2s]);
+        let rv = self.p3_valid && self.p3_c && !err;
+        let rpsn = if self.p3_valid && !err {
+            una.wrapping_add((self.p3_slot.wrapping_sub(una_slot) & wm) as u32) & PSN_MASK
         } else {
             0
         };
@@ -593,6 +607,9 @@ impl SackTxScoreboard {
         // pick pipeline
         self.ge_q = (0..w).map(|k| k >= una_slot).collect();
         self.p1b = std::mem::replace(&mut self.p1, n_p1);
+        self.p3_valid = self.p2_valid;
+        self.p3_slot = self.p2_slot;
+        self.p3_c = n_p3_c;
         self.p2_valid = n_p2_valid;
         self.p2_slot = n_p2_slot;
         // S0 <- I stage <- inputs
@@ -675,6 +692,8 @@ impl SackTxScoreboard {
         self.p1.iter_mut().for_each(|e| *e = (false, 0, false, 0));
         self.p1b.iter_mut().for_each(|e| *e = (false, 0, false, 0));
         self.p2_valid = false;
+        self.p3_valid = false;
+        self.p3_c = false;
         self.out_regs = TxOutputs {
             una: init,
             nxt: init,

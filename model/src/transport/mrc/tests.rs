@@ -1146,13 +1146,14 @@ fn requester_matches_the_sack_tx_scoreboard_cycle_model() {
                 10..=12 => {
                     now += TICK;
                     q.handle_timeout(now);
+                    // (a timeout marks at S3 and the pick offers it five clocks later)
                     y = run(
                         &mut sb,
                         TxInputs {
                             op: OP_TICK,
                             ..base
                         },
-                        8,
+                        9,
                     );
                     assert_eq!(q.stats().timeouts, u64::from(y.cnt_timeouts), "W {w}");
                     assert_eq!(q.stats().failed, y.qp_error, "W {w}");
