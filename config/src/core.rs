@@ -13,7 +13,11 @@ pub const EVQ_DEPTH: usize = 16;
 /// Cycles a QP waits after a retransmit before the next (the scoreboard's pick is
 /// re-validated about four cycles after the SEND that clears it, which reaches the
 /// scoreboard a cycle after the pick, through the scoreboard's input register, its I stage).
-pub const RTX_HOLD: u8 = 5;
+/// Measured on the core model's lossy transfers (`mrc_core/tests.rs` `transfer`, 5-20 %
+/// loss and trims): with the scoreboard's two-stage P3, 5 or 6 lets the same PSN go twice
+/// 6-7 cycles apart; at 7 no PSN goes twice within 16 cycles, as with 5 before. At most 3
+/// bits (the core's hold counter).
+pub const RTX_HOLD: u8 = 7;
 /// Steps from a SACK in the R stage to its `acked_bytes` at the scoreboard's registered
 /// outputs (one of them the scoreboard's I stage, which registers its ports).
 pub const SACK_TO_ACKED: usize = 5;
