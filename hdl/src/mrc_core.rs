@@ -216,11 +216,11 @@ pub struct MrcCore {
     /// outs > INFL_PKTS_CAP, formed for each of outs' next values and selected as outs is,
     /// so the inflight product starts at flops instead of behind a 13-bit OR of outs.
     o_gt: Vec<DFF<Bit>>,
-    /// The test for each next value of outs: (n)xt, (n)xt + (1), QP reset (i)nit, core (r)eset.
+    /// The test for each next value of outs: (n)xt, (n)xt + (1), core (r)eset.
     l_oc_gn: Signal<Local, Bit>,
     l_oc_g1: Signal<Local, Bit>,
     l_oc_gr: Signal<Local, Bit>,
-    /// outs' differences for both una' (nxt, nxt + 1, init_psn, 0 minus una + una_adv).
+    /// outs' differences for both una' (nxt, nxt + 1, 0 minus una + una_adv).
     os_nxt: Vec<SubSum24>,
     os_nxt1: Vec<SubSum24>,
     os_zero: Vec<SubSum24>,

@@ -107,6 +107,24 @@ fn core(cfg: &NicConfig) -> CoreRig {
     rig
 }
 
+/// A rig whose every step carries the time: `now_ns` advances 4 ns a clock from 0.
+struct TimedRig {
+    rig: CoreRig,
+    t: u32,
+}
+
+impl TimedRig {
+    fn new(rig: CoreRig) -> Self {
+        Self { rig, t: 0 }
+    }
+
+    fn step(&mut self, mut x: CoreInputs) -> CoreOutputs {
+        x.now_ns = 4 * self.t;
+        self.t += 1;
+        self.rig.step(&x)
+    }
+}
+
 /// Loads an EV profile into the EV table, one EV_INDEX / EV_VALUE / EV_OP (load) each.
 fn load_ev_profile(rig: &mut CoreRig, profile: &[u32]) {
     for (i, ev) in profile.iter().enumerate() {
@@ -510,28 +528,20 @@ fn index_and_op_written_on_consecutive_clocks() {
 }
 
 /// A QP reset while packets are outstanding, with QP_INIT_PSN written on each of the two
-/// clocks before the QP_CTRL op (so a copy two clocks old holds the other value), and new
-/// work posted at every offset around the reset. The RTL forms the reset's outstanding count
-/// (init_psn - una, which feeds inflight and so the cwnd gate for a clock) from QP_INIT_PSN
-/// a clock old (`init_q`), exact for the reason the index registers are; the rig checks
-/// every cycle against the model. (QP_INIT_PSN must then hold until the reset is done: the
-/// scoreboard and tracker load it the clock after the op.)
+/// clocks before the QP_CTRL op (so a read a clock or two late sees the other value), and
+/// new work posted at every offset around the reset: sends resume at the QP_INIT_PSN of the
+/// op's own clock; the rig checks every cycle against the model. (QP_INIT_PSN must then hold
+/// until the reset is done: the scoreboard and tracker load it the clock after the op.)
 #[test]
 fn qp_reset_with_init_psn_written_just_before_it() {
     let cfg = small();
     let mut resumed = 0;
     for post_at in 0..10u32 {
-        let mut rig = core_with_qp0(&cfg);
-        let mut t = 0u32;
-        let mut step = |rig: &mut CoreRig, mut x: CoreInputs| {
-            x.now_ns = 4 * t;
-            t += 1;
-            rig.step(&x)
-        };
-        step(&mut rig, with_post(CoreInputs::idle(), 0, 12 * cfg.mtu));
+        let mut rig = TimedRig::new(core_with_qp0(&cfg));
+        rig.step(with_post(CoreInputs::idle(), 0, 12 * cfg.mtu));
         let mut sent = 0;
         for _ in 0..60 {
-            sent += step(&mut rig, CoreInputs::idle()).tx_valid as u32;
+            sent += rig.step(CoreInputs::idle()).tx_valid as u32;
         }
         assert!(sent >= 4, "packets outstanding before the reset ({sent})");
         let init = 0x12_3400 + post_at;
@@ -544,12 +554,12 @@ fn qp_reset_with_init_psn_written_just_before_it() {
         for c in 0..200u32 {
             let mut x = CoreInputs::idle();
             if let Some(&(block, reg, v)) = writes.get(c as usize) {
-                x = with_write(x, addr(&rig, block, reg), v, 0xF);
+                x = with_write(x, addr(&rig.rig, block, reg), v, 0xF);
             }
             if c == 2 + post_at {
                 x = with_post(x, 0, 3 * cfg.mtu);
             }
-            let o = step(&mut rig, x);
+            let o = rig.step(x);
             if c >= 6 && o.tx_valid && first_psn.is_none() {
                 first_psn = Some(o.tx_psn);
             }
@@ -588,17 +598,11 @@ fn qp_reset_while_cwnd_is_full() {
     // then is refused) and one posted earlier is cleared, so posts start at c = 4, whose
     // send decision (c = 5) reads the cwnd check formed from the reset's next clock.
     for post_at in 4..14u32 {
-        let mut rig = core_with_qp0(&cfg);
-        let mut t = 0u32;
-        let mut step = |rig: &mut CoreRig, mut x: CoreInputs| {
-            x.now_ns = 4 * t;
-            t += 1;
-            rig.step(&x)
-        };
-        step(&mut rig, with_post(CoreInputs::idle(), 0, 1 << 24));
+        let mut rig = TimedRig::new(core_with_qp0(&cfg));
+        rig.step(with_post(CoreInputs::idle(), 0, 1 << 24));
         let (mut sent, mut last) = (0, 0);
         for c in 0..400u32 {
-            if step(&mut rig, CoreInputs::idle()).tx_valid {
+            if rig.step(CoreInputs::idle()).tx_valid {
                 sent += 1;
                 last = c;
             }
@@ -607,11 +611,11 @@ fn qp_reset_while_cwnd_is_full() {
             sent == cwnd_pkts && last < 300,
             "sends stopped by cwnd before the reset ({sent} of {cwnd_pkts}, last at {last})"
         );
-        let ctrl = addr(&rig, "QP", "QP_CTRL");
-        let init = addr(&rig, "QP", "QP_INIT_PSN");
-        step(&mut rig, with_write(CoreInputs::idle(), init, 0x1000, 0xF));
+        let ctrl = addr(&rig.rig, "QP", "QP_CTRL");
+        let init = addr(&rig.rig, "QP", "QP_INIT_PSN");
+        rig.step(with_write(CoreInputs::idle(), init, 0x1000, 0xF));
         for _ in 0..4 {
-            step(&mut rig, CoreInputs::idle());
+            rig.step(CoreInputs::idle());
         }
         let mut first = None;
         for c in 0..100u32 {
@@ -622,7 +626,7 @@ fn qp_reset_while_cwnd_is_full() {
             if c == post_at {
                 x = with_post(x, 0, 3 * cfg.mtu);
             }
-            if step(&mut rig, x).tx_valid && first.is_none() {
+            if rig.step(x).tx_valid && first.is_none() {
                 first = Some(c);
             }
         }
