@@ -16,6 +16,12 @@
 //! `wr_valid`). The CSR ports the core uses are looked up by register name at elaboration
 //! (`mrc_regmap::build`, in map order per access class, as `mrc_csr` numbers them) and selected
 //! with one-iteration loops (`for j in k..k + 1`), so no runtime index is involved.
+//!
+//! The core's `rst` is registered at the boundary, a copy per block it resets (a reset tree:
+//! arbiter, tracker, window, CSR, glue, each scoreboard), so the core resets in the clock after
+//! `rst` is sampled. One flop had driven every set/reset pin of the core across the die
+//! (seeds 1 and 3 at e6dfbf3: 11.5 ns, 10 ns of it routing). The copies are active low and
+//! power up 0: the core starts in reset.
 
 use crate::arith::SubSum24;
 use crate::ev_spray_arbiter::EvSprayArbiter;
@@ -40,6 +46,7 @@ pub use mrc_config::core::{
 #[derive(LogicBlock)]
 pub struct MrcCore {
     pub clock: Signal<In, Clock>,
+    /// Synchronous, registered: acts a clock after it is sampled (see the module doc).
     pub rst: Signal<In, Bit>,
     // MMIO.
     pub wr_valid: Signal<In, Bit>,
@@ -187,6 +194,16 @@ pub struct MrcCore {
     qnext: Vec<Constant<Bits<8>>>,
     fi: Vec<Constant<Bits<3>>>,
     ei: Vec<Constant<Bits<4>>>,
+
+    /// The reset tree: `!rst` a clock old, one copy per block (kept apart: `_rep`).
+    rstn_arb_rep: DFF<Bit>,
+    rstn_rx_rep: DFF<Bit>,
+    rstn_cc_rep: DFF<Bit>,
+    rstn_csr_rep: DFF<Bit>,
+    rstn_glue_rep: DFF<Bit>,
+    rstn_sb_rep: Vec<DFF<Bit>>,
+    /// The glue's reset (its copy, inverted).
+    rst_g: Signal<Local, Bit>,
 
     // Per-QP glue.
     en: Vec<DFF<Bit>>,
@@ -607,6 +624,13 @@ impl MrcCore {
         MrcCore {
             clock: Default::default(),
             rst: Default::default(),
+            rstn_arb_rep: Default::default(),
+            rstn_rx_rep: Default::default(),
+            rstn_cc_rep: Default::default(),
+            rstn_csr_rep: Default::default(),
+            rstn_glue_rep: Default::default(),
+            rstn_sb_rep: dffs(q),
+            rst_g: Default::default(),
             wr_valid: Default::default(),
             wr_addr: Default::default(),
             wr_data: Default::default(),
@@ -1094,8 +1118,23 @@ impl Logic for MrcCore {
             o_ack_ev,
             o_ack_rcvd,
             o_ack_reason,
-            o_ack_psn
+            o_ack_psn,
+            rstn_arb_rep,
+            rstn_rx_rep,
+            rstn_cc_rep,
+            rstn_csr_rep,
+            rstn_glue_rep
         );
+        self.rstn_arb_rep.d.next = !self.rst.val();
+        self.rstn_rx_rep.d.next = !self.rst.val();
+        self.rstn_cc_rep.d.next = !self.rst.val();
+        self.rstn_csr_rep.d.next = !self.rst.val();
+        self.rstn_glue_rep.d.next = !self.rst.val();
+        self.rst_g.next = !self.rstn_glue_rep.q.val();
+        for i in 0..self._q {
+            self.rstn_sb_rep[i].clock.next = self.clock.val();
+            self.rstn_sb_rep[i].d.next = !self.rst.val();
+        }
         self.csr.clock.next = self.clock.val();
         self.arb.clock.next = self.clock.val();
         self.shadow.read_clock.next = self.clock.val();
@@ -1292,7 +1331,7 @@ impl Logic for MrcCore {
                 }
             }
             self.sb[i].clock.next = self.clock.val();
-            self.sb[i].rst.next = self.rst.val() | self.rq_sb_rep[i].q.val();
+            self.sb[i].rst.next = !self.rstn_sb_rep[i].q.val() | self.rq_sb_rep[i].q.val();
             self.sb[i].init_psn.next = self.l_init_psn.val();
             // This cycle's op (decided from registered state) goes to the scoreboard's I
             // stage, which registers it (and drops it while the QP is held in reset).
@@ -1347,7 +1386,7 @@ impl Logic for MrcCore {
             }
         }
         self.rx.clock.next = self.clock.val();
-        self.rx.rst.next = self.rst.val();
+        self.rx.rst.next = !self.rstn_rx_rep.q.val();
         self.rx.qp_rst.next = self.l_rxm.val();
         self.rx.init_psn.next = self.l_init_psn.val();
         self.rx.pkt_valid.next =
@@ -1434,7 +1473,7 @@ impl Logic for MrcCore {
             self.ln_rtt[k].d.next = self.ln_rtt[k - 1].q.val();
         }
         for k in 0..self._ln {
-            if self.rst.val() {
+            if self.rst_g.val() {
                 self.ln_v[k].d.next = false;
                 self.ln_qp[k].d.next = 0.into();
                 self.ln_ecn[k].d.next = false;
@@ -1525,7 +1564,7 @@ impl Logic for MrcCore {
         self.cc_fresh.d.next = (self.cc_fresh.q.val()
             | (self.cc.ctx_owner.val() != self.cc_own_d.q.val()))
             & !(self.l_offerb.val() & self.cc.ev_ready.val());
-        if self.rst.val() {
+        if self.rst_g.val() {
             self.cc_own_d.d.next = 0.into();
             self.cc_fresh.d.next = false;
         }
@@ -1534,7 +1573,7 @@ impl Logic for MrcCore {
             self.l_sw_to.next = self.l_sw_h.val();
         }
         self.cc.clock.next = self.clock.val();
-        self.cc.rst.next = self.rst.val();
+        self.cc.rst.next = !self.rstn_cc_rep.q.val();
         self.cc.ctx_clr.next = self.l_clr.val();
         self.cc.ev_valid.next = self.l_offer.val();
         self.cc.ev_kind.next = self.l_ok.val();
@@ -1560,7 +1599,7 @@ impl Logic for MrcCore {
                 self.sh_mw[i].d.next = self.cc.nx_maxwnd.val();
                 self.sh_base[i].d.next = self.cc.nx_base_rtt_ns.val();
             }
-            if self.rst.val() | self.rq_cc_rep[i].q.val() {
+            if self.rst_g.val() | self.rq_cc_rep[i].q.val() {
                 self.sh_cw[i].d.next = self.k_init_cwnd.val();
                 self.sh_mw[i].d.next = self.k_init_cwnd.val();
                 self.sh_base[i].d.next = self.k_init_base.val();
@@ -1734,7 +1773,7 @@ impl Logic for MrcCore {
             }
             self.dq[i].clock.next = self.clock.val();
             self.dq[i].d.next = self.l_dn.val();
-            if self.rst.val() {
+            if self.rst_g.val() {
                 self.dq[i].d.next = 0.into();
             }
             self.s_valid[i].d.next = self.l_sv.val();
@@ -1826,7 +1865,7 @@ impl Logic for MrcCore {
             self.l_outs0.next = self.os_nxt[i].diff.val();
             self.l_outs1.next = self.os_nxt1[i].diff.val();
             self.l_outs_r.next = self.os_zero[i].diff.val();
-            if self.rst.val() | self.rst_q[i].q.val() {
+            if self.rst_g.val() | self.rst_q[i].q.val() {
                 self.l_outs0.next = self.nxt[i].q.val() - self.l_init_psn.val();
                 self.l_outs1.next = self.nxt1[i].q.val() - self.l_init_psn.val();
                 self.l_outs_r.next = bits::<24>(0) - self.l_init_psn.val();
@@ -1924,7 +1963,7 @@ impl Logic for MrcCore {
                     self.nxt1[i].d.next = self.l_init_psn.val() + 1;
                 }
             }
-            if self.rst.val() {
+            if self.rst_g.val() {
                 self.en[i].d.next = false;
                 self.rst_q[i].d.next = false;
                 self.nxt[i].d.next = 0.into();
@@ -1936,7 +1975,7 @@ impl Logic for MrcCore {
             self.rq_rx_rep[i].d.next = self.rst_q[i].d.val();
             self.rq_cc_rep[i].d.next = self.rst_q[i].d.val();
             // What a QP reset (QP_CTRL op 3) and the core's reset both clear.
-            if self.rst.val() | (self.l_qp_hit.val() & (self.l_ctrl_op.val() == 3)) {
+            if self.rst_g.val() | (self.l_qp_hit.val() & (self.l_ctrl_op.val() == 3)) {
                 self.wok[i].d.next = false;
                 self.fit[i].d.next = false;
                 self.pend[i].d.next = 0.into();
@@ -1971,7 +2010,7 @@ impl Logic for MrcCore {
         self.l_fsum.next =
             bit_cast::<5, 4>(self.f_count.q.val()) + bit_cast::<5, 4>(self.preq.q.val());
         self.l_req.next = !self.req_full.q.val();
-        self.arb.rst.next = self.rst.val();
+        self.arb.rst.next = !self.rstn_arb_rep.q.val();
         self.arb.req.next = self.l_req.val();
         self.arb.plane_ready.next = self.plane_ready.val();
         self.arb.fb_valid.next = self.l_fb_valid.val();
@@ -2021,7 +2060,7 @@ impl Logic for MrcCore {
                 self.f_plane[k].d.next = self.arb.grant_plane.val();
                 self.f_ev[k].d.next = self.arb.grant_ev.val();
             }
-            if self.rst.val() {
+            if self.rst_g.val() {
                 self.f_idx[k].d.next = 0.into();
                 self.f_plane[k].d.next = 0.into();
                 self.f_ev[k].d.next = 0.into();
@@ -2106,7 +2145,7 @@ impl Logic for MrcCore {
             if self.l_push.val() & !self.l_efull.val() & (self.l_etail.val() == self.ei[k].val()) {
                 self.e_ent[k].d.next = self.l_ent.val();
             }
-            if self.rst.val() {
+            if self.rst_g.val() {
                 self.e_ent[k].d.next = 0.into();
             }
         }
@@ -2129,7 +2168,7 @@ impl Logic for MrcCore {
             self.l_ev_op_stb.val() & (self.l_ev_op.val() == 3) & self.ev_idx_ok.q.val();
 
         // ---- CSR block: MMIO, RO values from the registered state ------------------------
-        self.csr.rst.next = self.rst.val();
+        self.csr.rst.next = !self.rstn_csr_rep.q.val();
         self.csr.wr_valid.next = self.wr_valid.val();
         self.csr.wr_addr.next = self.wr_addr.val();
         self.csr.wr_data.next = self.wr_data.val();
@@ -2367,7 +2406,7 @@ impl Logic for MrcCore {
         self.rs_reason.d.next = self.rx_reason.val();
 
         // ---- core reset: every glue register to its power-on value ------------------------
-        if self.rst.val() {
+        if self.rst_g.val() {
             self.rs_valid.d.next = false;
             self.rs_op.d.next = false;
             for i in 0..self._q {

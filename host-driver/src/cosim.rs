@@ -329,7 +329,8 @@ impl<C: CoreSim> Bar for CosimDevice<C> {
 
 impl<C: CoreSim> Backend for CosimDevice<C> {
     /// One clock with `rst` (the core and the engine to their reset state; injected headers
-    /// and the wire queues are dropped), then the MMIO latency.
+    /// and the wire queues are dropped), then the MMIO latency (at least one clock: the
+    /// core's reset is registered and acts in the clock after `rst`).
     fn reset_pulse(&self) -> Result<(), DriverError> {
         let mut i = self.inner.borrow_mut();
         i.rx_q.clear();

@@ -71,7 +71,9 @@
 //!   its retransmission, Karn); a SACK whose cumulative ack covers it yields `now - sent`.
 //! - **QP control** (`QP_CTRL` on `QP_SEL`): enable, disable, reset. A reset clears the QP's
 //!   glue state at once and holds its blocks in reset the next cycle, with `QP_INIT_PSN`.
-//!   A core `rst` resets everything and disables every QP.
+//!   A core `rst` resets everything and disables every QP, a clock after it is sampled: the
+//!   RTL registers it at the boundary into a copy per block (a reset tree), and those flops
+//!   power up asserted, so the core also resets in its first clock.
 
 use crate::ev_spray_arbiter::{ArbiterInputs, EvSprayArbiter, FeedbackKind, CTL_LOAD};
 use crate::mrc_csr::{CsrInputs, MrcCsr};
@@ -92,6 +94,7 @@ pub use mrc_config::core::{
 /// One cycle of inputs; field names are the RTL port names.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CoreInputs {
+    /// Synchronous and registered: the core resets in the clock after this one.
     pub rst: bool,
     // MMIO (the CSR block's AXI4-Lite-shaped port).
     pub wr_valid: bool,
@@ -453,6 +456,8 @@ pub struct MrcCore {
     evrd: u32,
     cnt: CoreCounters,
     out: CoreOutputs,
+    /// `rst` as sampled last clock: the reset that acts in this one (true at power-on).
+    rst_in: bool,
 }
 
 fn sign24(x: u32) -> bool {
@@ -497,6 +502,7 @@ impl MrcCore {
                 wr_ready: true,
                 ..Default::default()
             },
+            rst_in: true,
         }
     }
 
@@ -538,9 +544,21 @@ impl MrcCore {
             .or_else(|| (0..self.rr).find(|&i| elig[i]))
     }
 
-    /// One rising clock edge. (Indexed loops: each QP's blocks, glue and vectors line up.)
-    #[allow(clippy::needless_range_loop)]
+    /// One rising clock edge.
     pub fn step(&mut self, x: &CoreInputs) -> CoreOutputs {
+        let xi = CoreInputs {
+            rst: self.rst_in,
+            ..*x
+        };
+        let o = self.edge(&xi);
+        self.rst_in = x.rst;
+        o
+    }
+
+    /// The edge with the registered reset in `x.rst`. (Indexed loops: each QP's blocks, glue
+    /// and vectors line up.)
+    #[allow(clippy::needless_range_loop)]
+    fn edge(&mut self, x: &CoreInputs) -> CoreOutputs {
         let q = self.q;
         let mtu = self.cfg.mtu;
         let csr_o = self.csr.outputs().clone();

@@ -15,6 +15,9 @@
 //!   with cwnd full at the reset.
 //! - A SACK of the timed packet at every offset around its send (down to the clock after
 //!   the send decision): the RTT sample's send time.
+//! - The core's reset is registered: the core starts in reset (an MMIO write in its first
+//!   clock gets no response), and the edge that samples `rst` is an ordinary one (a send
+//!   decided there goes out); the core is reset at the next.
 
 use mrc_config::NicConfig;
 use mrc_model::mrc_core::{CoreInputs, CoreOutputs, RX_DATA, RX_NACK, RX_SACK};
@@ -104,6 +107,8 @@ fn core(cfg: &NicConfig) -> CoreRig {
         rst: true,
         ..CoreInputs::idle()
     });
+    // The reset is registered: it acts in the next clock.
+    rig.step(&CoreInputs::idle());
     rig
 }
 
@@ -684,4 +689,51 @@ fn sack_right_after_the_timed_send() {
         acked >= 14,
         "SACKs after the send they cover advance una ({acked} of 16)"
     );
+}
+
+#[test]
+fn core_reset_acts_the_clock_after_rst() {
+    let cfg = NicConfig::default();
+    // Power-on: the reset flops start asserted, so a write offered in the first clock is
+    // dropped (no response) like one offered with a reset, and the next write is answered.
+    let mut rig = CoreRig::new(&cfg);
+    let a = addr(&rig, "QP", "QP_SEL");
+    let mut answered = rig.step(&with_write(CoreInputs::idle(), a, 0, 0xF)).b_valid;
+    for _ in 0..8 {
+        answered |= rig.step(&CoreInputs::idle()).b_valid;
+    }
+    assert!(
+        !answered,
+        "a write in the power-on reset clock was answered"
+    );
+    assert_eq!(write(&mut rig, "QP", "QP_SEL", 0), 0);
+
+    // A QP sending; find a clock whose edge sends (on a copy of the model), then raise rst
+    // in exactly that clock.
+    let mut rig = core_with_qp0(&cfg);
+    rig.step(&with_post(CoreInputs::idle(), 0, 64 * cfg.mtu));
+    let mut sent_before = 0;
+    let mut t = 0;
+    loop {
+        t += 1;
+        assert!(t < 200, "the QP never sent");
+        let mut probe = rig.model.clone();
+        if probe.step(&CoreInputs::idle()).tx_valid && sent_before >= 3 {
+            break;
+        }
+        sent_before += u32::from(rig.step(&CoreInputs::idle()).tx_valid);
+    }
+    let o = rig.step(&CoreInputs {
+        rst: true,
+        ..CoreInputs::idle()
+    });
+    assert!(o.tx_valid, "the edge that samples rst did not send");
+    // The reset acts now: nothing is sent, the QP is disabled and the counter cleared,
+    // though the pending bytes were posted before it.
+    for i in 0..64 {
+        let o = rig.step(&CoreInputs::idle());
+        assert!(!o.tx_valid, "a send {i} clocks after the reset");
+    }
+    assert_eq!(read(&mut rig, "CNT", "PKTS_SENT"), 0);
+    assert!(!rig.model.enabled(0));
 }

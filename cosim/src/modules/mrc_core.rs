@@ -402,6 +402,8 @@ pub struct CoreTraffic {
     now: u32,
     /// Setup writes still to issue: (address, data).
     script: std::collections::VecDeque<(u32, u32)>,
+    /// `rst` last clock: the core is in reset this one.
+    rst_d: bool,
     flight: Vec<InFlight>,
     profile: Vec<u32>,
     /// EV index of the last transmission of (qp, psn % 1024), for SACK/NACK `rx_ev_idx`.
@@ -472,6 +474,7 @@ impl CoreTraffic {
             shadow,
             now: 0,
             script: Default::default(),
+            rst_d: false,
             flight: Vec::new(),
             profile: cfg.default_ev_profile(),
             ev_of: vec![0; q * 1024],
@@ -659,7 +662,10 @@ impl CoreTraffic {
         }
         // Keep the loop alive: now and then re-enable a disabled QP and reset one that the
         // scoreboard put in error (retries exhausted).
-        if !x.rst && self.script.is_empty() && self.rng.chance(1, 256) {
+        // The core's reset acts a clock after `rst` (registered): the script waits for it.
+        let in_reset = x.rst || self.rst_d;
+        self.rst_d = x.rst;
+        if !in_reset && self.script.is_empty() && self.rng.chance(1, 256) {
             let i = self.rng.below(self.q as u64) as usize;
             if !self.shadow.enabled(i) {
                 self.script.push_back((self.a.qp_sel, i as u32));
@@ -670,7 +676,7 @@ impl CoreTraffic {
             }
         }
         // MMIO: the setup script first, then random accesses; reads of any register.
-        if !x.rst {
+        if !in_reset {
             if let Some((addr, data)) = self.script.pop_front() {
                 x.wr_valid = true;
                 x.wr_addr = addr;

@@ -50,13 +50,14 @@ fn read(c: &mut MrcCore, block: &str, reg: &str) -> u32 {
     o.r_data
 }
 
-/// A core after its reset pulse (the blocks' power-on state is not their reset state).
+/// A core after its reset pulse, and the clock the (registered) reset acts in.
 fn core(c: &NicConfig) -> MrcCore {
     let mut m = MrcCore::new(c);
     m.step(&CoreInputs {
         rst: true,
         ..CoreInputs::idle()
     });
+    m.step(&CoreInputs::idle());
     m
 }
 

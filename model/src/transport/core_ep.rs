@@ -152,6 +152,8 @@ impl CoreRequester {
             rst: true,
             ..CoreInputs::idle()
         });
+        // The reset is registered: it acts in the next clock.
+        let _ = self.core.step(&CoreInputs::idle());
         self.mmio("QP", "QP_SEL", 0);
         self.mmio("QP", "QP_INIT_PSN", self.start_psn);
         self.mmio("QP", "QP_CTRL", 3);
