@@ -256,7 +256,13 @@ pub struct MrcCore {
     /// The slot's candidate, registered a clock before the slot takes it (valid, kind,
     /// bytes, RTT, ECN, and how many candidates lost to it): the candidates come from the
     /// scoreboard's feedback, the R stage and the ACK line, the slot sits by the window, and
-    /// the two are far apart on the die.
+    /// the two are far apart on the die. Bytes, RTT and ECN load every clock with no clear
+    /// (bytes: the trim's MTU, else the ACK's bytes; RTT and ECN: the ACK line's): a clear
+    /// would put the candidate pick (the ACK line's QP compare, its bytes != 0) on their
+    /// set/reset pins (seed 1 at fe42fb0: `ln_qp -> l_c_ack -> cq_r` LSR, 10.8 ns). So a
+    /// slot of another kind holds junk where the model holds 0, in fields nothing reads: the
+    /// window reads bytes for an ACK or a NACK (the MTU), RTT and ECN for an ACK only, and
+    /// only an ACK slot is merged into; a slot of any kind is replaced whole.
     cq_v: Vec<DFF<Bit>>,
     cq_k: Vec<DFF<Bits<2>>>,
     cq_b: Vec<DFF<Bits<32>>>,
@@ -1724,19 +1730,18 @@ impl Logic for MrcCore {
             self.cq_dn[i].d.next = self.l_dn.val();
             self.cq_v[i].d.next = true;
             self.cq_k[i].d.next = 3.into();
-            self.cq_b[i].d.next = 0.into();
-            self.cq_r[i].d.next = 0.into();
-            self.cq_e[i].d.next = false;
+            self.cq_b[i].d.next = self.sb[i].acked_bytes.val();
+            if self.l_c_trim.val() {
+                self.cq_b[i].d.next = self.k_mtu.val();
+            }
+            self.cq_r[i].d.next = self.l_lr.val();
+            self.cq_e[i].d.next = self.l_le.val();
             if self.l_c_rto.val() {
                 self.cq_k[i].d.next = 2.into();
             } else if self.l_c_trim.val() {
                 self.cq_k[i].d.next = 1.into();
-                self.cq_b[i].d.next = self.k_mtu.val();
             } else if self.l_c_ack.val() {
                 self.cq_k[i].d.next = 0.into();
-                self.cq_b[i].d.next = self.sb[i].acked_bytes.val();
-                self.cq_r[i].d.next = self.l_lr.val();
-                self.cq_e[i].d.next = self.l_le.val();
             } else if !self.tick.val() {
                 self.cq_v[i].d.next = false;
             }
@@ -1991,9 +1996,6 @@ impl Logic for MrcCore {
                 self.s_ecn[i].d.next = false;
                 self.cq_v[i].d.next = false;
                 self.cq_k[i].d.next = 0.into();
-                self.cq_b[i].d.next = 0.into();
-                self.cq_r[i].d.next = 0.into();
-                self.cq_e[i].d.next = false;
                 self.cq_dn[i].d.next = 0.into();
                 self.hold[i].d.next = 0.into();
                 self.tick_pend[i].d.next = false;
