@@ -72,8 +72,7 @@
 //! - **QP control** (`QP_CTRL` on `QP_SEL`): enable, disable, reset. A reset clears the QP's
 //!   glue state at once and holds its blocks in reset the next cycle, with `QP_INIT_PSN`.
 //!   A core `rst` resets everything and disables every QP, a clock after it is sampled: the
-//!   RTL registers it at the boundary into a copy per block (a reset tree), and those flops
-//!   power up asserted, so the core also resets in its first clock.
+//!   RTL registers it at the boundary into a copy per block (a reset tree).
 
 use crate::ev_spray_arbiter::{ArbiterInputs, EvSprayArbiter, FeedbackKind, CTL_LOAD};
 use crate::mrc_csr::{CsrInputs, MrcCsr};
@@ -456,7 +455,7 @@ pub struct MrcCore {
     evrd: u32,
     cnt: CoreCounters,
     out: CoreOutputs,
-    /// `rst` as sampled last clock: the reset that acts in this one (true at power-on).
+    /// `rst` as sampled last clock: the reset that acts in this one.
     rst_in: bool,
 }
 
@@ -502,7 +501,7 @@ impl MrcCore {
                 wr_ready: true,
                 ..Default::default()
             },
-            rst_in: true,
+            rst_in: false,
         }
     }
 
