@@ -192,6 +192,15 @@ pub trait CoreSim {
     fn step(&mut self, x: &CoreInputs) -> CoreOutputs;
     /// Queue pairs the core serves.
     fn qps(&self) -> usize;
+    /// A reset pulse and the clock it acts in (`rst` is registered): afterwards the core is
+    /// in its reset state and takes MMIO. The outputs after the second clock.
+    fn reset(&mut self) -> CoreOutputs {
+        self.step(&CoreInputs {
+            rst: true,
+            ..CoreInputs::idle()
+        });
+        self.step(&CoreInputs::idle())
+    }
 }
 
 impl CoreSim for MrcCore {

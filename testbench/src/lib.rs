@@ -558,6 +558,11 @@ impl CoreRig {
         want
     }
 
+    /// The reset pulse and the clock it acts in, on both (see `CoreSim::reset`).
+    pub fn reset(&mut self) -> mrc_model::mrc_core::CoreOutputs {
+        mrc_model::mrc_core::CoreSim::reset(self)
+    }
+
     /// Lockstep over `cycles` of [`CoreTraffic`](mrc_cosim::modules::mrc_core::CoreTraffic);
     /// the report carries the first divergence (with its VCD window).
     pub fn run_traffic(
@@ -581,6 +586,15 @@ impl CoreRig {
             ..RunOptions::default()
         };
         run_lockstep(&mut dut, &mut model, cycles, &mut stim, &opts)
+    }
+}
+
+impl mrc_model::mrc_core::CoreSim for CoreRig {
+    fn step(&mut self, x: &mrc_model::mrc_core::CoreInputs) -> mrc_model::mrc_core::CoreOutputs {
+        CoreRig::step(self, x)
+    }
+    fn qps(&self) -> usize {
+        self.model.qps()
     }
 }
 

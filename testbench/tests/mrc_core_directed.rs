@@ -103,12 +103,7 @@ fn core_with_qp0(cfg: &NicConfig) -> CoreRig {
 
 fn core(cfg: &NicConfig) -> CoreRig {
     let mut rig = CoreRig::new(cfg);
-    rig.step(&CoreInputs {
-        rst: true,
-        ..CoreInputs::idle()
-    });
-    // The reset is registered: it acts in the next clock.
-    rig.step(&CoreInputs::idle());
+    rig.reset();
     rig
 }
 

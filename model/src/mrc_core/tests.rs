@@ -50,14 +50,10 @@ fn read(c: &mut MrcCore, block: &str, reg: &str) -> u32 {
     o.r_data
 }
 
-/// A core after its reset pulse, and the clock the (registered) reset acts in.
+/// A core after its reset (`CoreSim::reset`: the pulse and the clock it acts in).
 fn core(c: &NicConfig) -> MrcCore {
     let mut m = MrcCore::new(c);
-    m.step(&CoreInputs {
-        rst: true,
-        ..CoreInputs::idle()
-    });
-    m.step(&CoreInputs::idle());
+    m.reset();
     m
 }
 

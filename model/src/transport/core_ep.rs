@@ -148,12 +148,7 @@ impl CoreRequester {
 
     /// Reset, QP 0 at the flow's start PSN, enable, the EV profile: over MMIO, off the clock.
     fn setup(&mut self) {
-        let _ = self.core.step(&CoreInputs {
-            rst: true,
-            ..CoreInputs::idle()
-        });
-        // The reset is registered: it acts in the next clock.
-        let _ = self.core.step(&CoreInputs::idle());
+        let _ = self.core.reset();
         self.mmio("QP", "QP_SEL", 0);
         self.mmio("QP", "QP_INIT_PSN", self.start_psn);
         self.mmio("QP", "QP_CTRL", 3);
