@@ -232,3 +232,63 @@ impl Logic for SubSum24 {
         self.diff.next = !(self.s.val() + self.c.val());
     }
 }
+
+/// Whether a 24-bit count stays above the cap of 2^11 - 1 after one clock's step, formed
+/// from the registered count and its registered flag rather than from the count's next value:
+/// `stay` is `outs - adv >= 2^11` (mod 2^24) and `send` is `outs + 1 - adv >= 2^11`, for
+/// `adv <= 15`, given `gt == (outs >= 2^11)`. Next to a 24-bit subtract this is a 5-bit compare
+/// on `adv` and a mux; the rest reads only `outs`'s flops.
+///
+/// With `outs = H * 2^11 + L` (H 13 bits, L 11 bits), the step moves L by +1 at most and by
+/// -15 at least, so H moves by at most one (mod 2^13), and `H' != 0` is:
+///
+/// ```text
+///   carry  (L = 2^11 - 1, send, adv = 0)   H' = H + 1:  H != all ones
+///   borrow (L + send < adv: L[10:4] = 0)   H' = H - 1:  H != 1
+///   neither                                H' = H:      gt
+/// ```
+#[derive(LogicBlock, Default)]
+pub struct OverCapStep {
+    pub outs: Signal<In, Bits<24>>,
+    pub gt: Signal<In, Bit>,
+    pub adv: Signal<In, Bits<4>>,
+    pub stay: Signal<Out, Bit>,
+    pub send: Signal<Out, Bit>,
+    h: Signal<Local, Bits<13>>,
+    l: Signal<Local, Bits<11>>,
+    l5: Signal<Local, Bits<5>>,
+    a5: Signal<Local, Bits<5>>,
+    h_one: Signal<Local, Bit>,
+    h_ones: Signal<Local, Bit>,
+    l_small: Signal<Local, Bit>,
+    carry1: Signal<Local, Bit>,
+    borrow0: Signal<Local, Bit>,
+    borrow1: Signal<Local, Bit>,
+}
+
+impl Logic for OverCapStep {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.h.next = self.outs.val().get_bits::<13>(11);
+        self.l.next = bit_cast::<11, 24>(self.outs.val());
+        self.h_one.next = self.h.val() == 1;
+        self.h_ones.next = self.h.val() == 0x1fff;
+        self.l_small.next = self.l.val().get_bits::<7>(4) == 0;
+        self.l5.next = bit_cast::<5, 4>(self.l.val().get_bits::<4>(0));
+        self.a5.next = bit_cast::<5, 4>(self.adv.val());
+        self.borrow0.next = self.l_small.val() & (self.l5.val() < self.a5.val());
+        self.borrow1.next = self.l_small.val() & ((self.l5.val() + 1) < self.a5.val());
+        self.carry1.next = (self.l.val() == 0x7ff) & (self.adv.val() == 0);
+        self.stay.next = self.gt.val();
+        if self.borrow0.val() {
+            self.stay.next = !self.h_one.val();
+        }
+        self.send.next = self.gt.val();
+        if self.borrow1.val() {
+            self.send.next = !self.h_one.val();
+        }
+        if self.carry1.val() {
+            self.send.next = !self.h_ones.val();
+        }
+    }
+}

@@ -81,7 +81,7 @@ fn keep_replicas(v: &str) -> String {
 
 /// rust-hdl names the top `top` and its children `top$...`; give them the module's name so
 /// several modules can share one filelist.
-fn rename_top(raw: &str, module: &str) -> String {
+pub fn rename_top(raw: &str, module: &str) -> String {
     raw.replace("module top(", &format!("module {module}("))
         .replace("module top$", &format!("module {module}$"))
         .replace("\ntop$", &format!("\n{module}$"))

@@ -24,7 +24,7 @@
 //! ECP5 flops take only an active-high set/reset, and Yosys made the inverted copies' resets
 //! of enabled flops (the counters, the arbiter's) logic: +3,570 LUT4 at fe42fb0.
 
-use crate::arith::SubSum24;
+use crate::arith::{OverCapStep, SubSum24};
 use crate::ev_spray_arbiter::EvSprayArbiter;
 use crate::lut_ram::LutRam;
 use crate::mrc_csr::MrcCsr;
@@ -238,10 +238,13 @@ pub struct MrcCore {
     l_oc_gn: Signal<Local, Bit>,
     l_oc_g1: Signal<Local, Bit>,
     l_oc_gr: Signal<Local, Bit>,
-    /// outs' differences for both una' (nxt, nxt + 1, 0 minus una + una_adv).
+    /// outs' differences for both una' (nxt, nxt + 1, minus una + una_adv).
     os_nxt: Vec<SubSum24>,
     os_nxt1: Vec<SubSum24>,
-    os_zero: Vec<SubSum24>,
+    /// o_gt' outside the resets from the registered outs and o_gt and the step (a send,
+    /// una_adv), not from outs' (seeds 1-3 at 33fa61c: una_adv -> outs' carry chain -> the
+    /// 13-bit OR -> o_gt, 11.1-11.7 ns, the core's critical path).
+    oc_step: Vec<OverCapStep>,
     samp_v: Vec<DFF<Bit>>,
     samp_psn: Vec<DFF<Bits<24>>>,
     /// The sample's send time, loaded the clock after the send from `now_d` (enable:
@@ -780,7 +783,7 @@ impl MrcCore {
             l_oc_gr: Default::default(),
             os_nxt: (0..q).map(|_| SubSum24::default()).collect(),
             os_nxt1: (0..q).map(|_| SubSum24::default()).collect(),
-            os_zero: (0..q).map(|_| SubSum24::default()).collect(),
+            oc_step: (0..q).map(|_| OverCapStep::default()).collect(),
             samp_v: dffs(q),
             samp_psn: dffs(q),
             samp_t: dffs(q),
@@ -1861,26 +1864,30 @@ impl Logic for MrcCore {
             // not una + una_adv's chain in front of each subtract's.
             self.os_nxt[i].x.next = self.nxt[i].q.val();
             self.os_nxt1[i].x.next = self.nxt1[i].q.val();
-            self.os_zero[i].x.next = 0.into();
             self.os_nxt[i].a.next = self.sb[i].una.val();
             self.os_nxt1[i].a.next = self.sb[i].una.val();
-            self.os_zero[i].a.next = self.sb[i].una.val();
             self.os_nxt[i].b.next = bit_cast::<24, 4>(self.l_una_adv.val());
             self.os_nxt1[i].b.next = bit_cast::<24, 4>(self.l_una_adv.val());
-            self.os_zero[i].b.next = bit_cast::<24, 4>(self.l_una_adv.val());
             self.l_outs0.next = self.os_nxt[i].diff.val();
             self.l_outs1.next = self.os_nxt1[i].diff.val();
-            self.l_outs_r.next = self.os_zero[i].diff.val();
+            // Outside the resets outs' = outs + send - una_adv (outs = nxt - una at those
+            // edges), so o_gt' follows from outs, o_gt and the step.
+            self.oc_step[i].outs.next = self.outs[i].q.val();
+            self.oc_step[i].gt.next = self.o_gt[i].q.val();
+            self.oc_step[i].adv.next = self.l_una_adv.val();
+            self.l_oc_gn.next = self.oc_step[i].stay.val();
+            self.l_oc_g1.next = self.oc_step[i].send.val();
+            // Read only under the core's reset (una' = init_psn, nxt' = 0).
+            self.l_outs_r.next = bits::<24>(0) - self.l_init_psn.val();
+            // The cap is 2^11 - 1: above it is any of the top 13 bits set (an OR, not a
+            // compare).
+            self.l_oc_gr.next = self.l_outs_r.val().get_bits::<13>(11) != 0;
             if self.rst_g.val() | self.rst_q[i].q.val() {
                 self.l_outs0.next = self.nxt[i].q.val() - self.l_init_psn.val();
                 self.l_outs1.next = self.nxt1[i].q.val() - self.l_init_psn.val();
-                self.l_outs_r.next = bits::<24>(0) - self.l_init_psn.val();
+                self.l_oc_gn.next = self.l_outs0.val().get_bits::<13>(11) != 0;
+                self.l_oc_g1.next = self.l_outs1.val().get_bits::<13>(11) != 0;
             }
-            // The cap is 2^11 - 1: above it is any of the top 13 bits set (an OR, not a
-            // compare).
-            self.l_oc_gn.next = self.l_outs0.val().get_bits::<13>(11) != 0;
-            self.l_oc_g1.next = self.l_outs1.val().get_bits::<13>(11) != 0;
-            self.l_oc_gr.next = self.l_outs_r.val().get_bits::<13>(11) != 0;
             if self.l_sent_new.val() {
                 self.outs[i].d.next = self.l_outs1.val();
                 self.o_gt[i].d.next = self.l_oc_g1.val();
