@@ -56,8 +56,9 @@
 //!            slot -> PSN (rtx_psn follows the P3 pick, read only with rtx_valid)
 //! ```
 //!
-//! One op per clock, every output registered. The ports are registered first (the I stage),
-//! so the slot one-hot and the bitmap's msb start S0 from flops; every latency below counts
+//! One op per clock, every output registered (`fb_idx` / `fb_kind` ANDed with `fb_valid`'s
+//! flop). The ports are registered first (the I stage), so the slot one-hot and the bitmap's
+//! msb start S0 from flops; every latency below counts
 //! from S0, one more from the ports. Per slot (`psn % W`) there are four flops:
 //! outstanding, acked, need-retransmit and hole-marked; the EV index and deadline live in a
 //! RAM (40 bits: ev << 32 | deadline), written at S1 by a SEND and read for a NACK or TICK.
@@ -1359,23 +1360,20 @@ impl Logic for SackTxScoreboard {
         // (`fire`: at the limit the QP errors instead and the next check cannot fire anyway).
         self.s3_kill.d.next =
             (self.nk_pre.val() & self.m_head.q.val()) | (self.eq_h3.q.val() & self.fire.val());
-        self.o_fbv.d.next = false;
-        self.o_fbi.d.next = bits::<8>(0);
-        self.o_fbk.d.next = bits::<3>(0);
-        if self.s3_fbs.q.val() {
-            self.o_fbv.d.next = true;
-            self.o_fbi.d.next = self.s3_ev.q.val();
-            self.o_fbk.d.next = bit_cast::<3, 2>(self.s3_m.q.val());
-        }
+        // The three feedback sources are one op each at S3 (SACK, NACK, TICK), so they never
+        // coincide: the EV and kind load every clock from the two op flops alone, the
+        // timeout's `fire` (the 256-way head OR) reaching only the valid, and the ports AND
+        // them with it. As `fire ? 5 : ..` the kind's flops took `fire` on their set/reset
+        // pins (seed 2 at 006a1d6: pg -> fire -> o_fbk LSR, 10.0 ns, the core's critical path).
+        self.o_fbv.d.next = self.s3_fbs.q.val() | self.s3_nfb.q.val() | self.fire.val();
+        self.o_fbi.d.next = self.d_ev.q.val();
+        self.o_fbk.d.next = bits::<3>(5);
         if self.s3_nfb.q.val() {
-            self.o_fbv.d.next = true;
-            self.o_fbi.d.next = self.d_ev.q.val();
             self.o_fbk.d.next = self.s3_nk.q.val();
         }
-        if self.fire.val() {
-            self.o_fbv.d.next = true;
-            self.o_fbi.d.next = self.d_ev.q.val();
-            self.o_fbk.d.next = bits::<3>(5);
+        if self.s3_fbs.q.val() {
+            self.o_fbi.d.next = self.s3_ev.q.val();
+            self.o_fbk.d.next = bit_cast::<3, 2>(self.s3_m.q.val());
         }
         self.o_ab.d.next = bits::<32>(0);
         if self.s3_sack.q.val() {
@@ -2254,8 +2252,6 @@ impl Logic for SackTxScoreboard {
             self.o_ap.d.next = bits::<4>(0);
             self.o_ab.d.next = bits::<32>(0);
             self.o_fbv.d.next = false;
-            self.o_fbi.d.next = bits::<8>(0);
-            self.o_fbk.d.next = bits::<3>(0);
             self.o_rv.d.next = false;
             self.o_rpsn.d.next = bits::<24>(0);
             self.c_new_sends.d.next = bits::<32>(0);
@@ -2298,8 +2294,12 @@ impl Logic for SackTxScoreboard {
         self.acked_pkts.next = self.o_ap.q.val();
         self.acked_bytes.next = self.o_ab.q.val();
         self.fb_valid.next = self.o_fbv.q.val();
-        self.fb_idx.next = self.o_fbi.q.val();
-        self.fb_kind.next = self.o_fbk.q.val();
+        self.fb_idx.next = 0.into();
+        self.fb_kind.next = 0.into();
+        if self.o_fbv.q.val() {
+            self.fb_idx.next = self.o_fbi.q.val();
+            self.fb_kind.next = self.o_fbk.q.val();
+        }
         self.rtx_valid.next = self.o_rv.q.val();
         self.rtx_psn.next = self.o_rpsn.q.val();
         self.qp_error.next = self.err.q.val();
