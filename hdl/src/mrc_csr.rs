@@ -6,7 +6,7 @@
 //! 12-bit access address (misaligned and unmapped offsets match nothing), registered as one
 //! flag per register (write hits already qualified by a full strobe, read hits by the read
 //! being accepted), the constant registers' read data, the write data and the response
-//! kind. Response (the next edge): the read data is an AND-OR over the registered hits (no
+//! kind; every RO input, registered each clock (`ro_q`). Response (the next edge): the read data is an AND-OR over the registered hits (no
 //! priority chain: the hits are one-hot); responses, RW registers, W1C flags, WO strobes and
 //! the bad-access counter are registered.
 //! Ports are vectors in map order per class: `ro`, `w1c_set` in; `rw`, `w1c`, `wo_stb`,
@@ -58,6 +58,9 @@ pub struct MrcCsr {
     all_ones: Constant<Bits<32>>,
 
     rw_q: Vec<DFFWithInit<Bits<32>>>,
+    /// Every RO input (masked) a clock old, so the read mux reads flops beside it rather
+    /// than the sources across the die: a read returns the RO value of its accepting clock.
+    ro_q: Vec<DFF<Bits<32>>>,
     w1c_q: Vec<DFFWithInit<Bits<32>>>,
     wo_stb_q: Vec<DFF<Bit>>,
     wo_data_q: Vec<DFF<Bits<32>>>,
@@ -193,6 +196,7 @@ impl MrcCsr {
             s_w_w1c: (0..w1cs.len()).map(|_| Default::default()).collect(),
             s_w_wo: (0..wos.len()).map(|_| Default::default()).collect(),
             s_r_ro: (0..ros.len()).map(|_| Default::default()).collect(),
+            ro_q: (0..ros.len()).map(|_| Default::default()).collect(),
             s_r_rw: (0..rws.len()).map(|_| Default::default()).collect(),
             s_r_w1c: (0..w1cs.len()).map(|_| Default::default()).collect(),
             s_r_stat: Default::default(),
@@ -298,8 +302,10 @@ impl Logic for MrcCsr {
         // Read data: an OR over one-hot hits (every miss contributes 0).
         self.l_rdata.next = self.s_cdata.q.val();
         for i in 0..self._n_ro {
+            self.ro_q[i].clock.next = self.clock.val();
+            self.ro_q[i].d.next = self.ro[i].val() & self.ro_mask[i].val();
             if self.s_r_ro[i].q.val() {
-                self.l_rdata.next = self.l_rdata.val() | (self.ro[i].val() & self.ro_mask[i].val());
+                self.l_rdata.next = self.l_rdata.val() | self.ro_q[i].q.val();
             }
         }
         if self.s_r_stat.q.val() {

@@ -13,9 +13,10 @@
 //!   one clock after it, with `b_resp` OKAY (0) or SLVERR (2).
 //! - read: `rd_valid` with `rd_addr`, accepted when no write is offered in the same clock
 //!   (`rd_ready` = !`wr_valid`, the one combinational output), so at most one access per
-//!   clock. The data is read at the response edge (so it includes every write accepted
-//!   before the read), and `r_valid` is high for one clock after it with `r_data` (0 on
-//!   SLVERR) and `r_resp`.
+//!   clock. The data of a CSR-held register (RW, W1C, STAT) is read at the response edge (so
+//!   it includes every write accepted before the read); an RO register's is its input in the
+//!   accepting clock (below). `r_valid` is high for one clock after the response edge with
+//!   `r_data` (0 on SLVERR) and `r_resp`.
 //!
 //! Refused with SLVERR, counted in CSR.BAD_ACCESS (saturating, at the response edge), nothing
 //! written: an offset not 4-aligned, an offset where no register is (including >= the BAR
@@ -23,10 +24,12 @@
 //! writes), a write to a CONST / RO / STAT register. Reads of WO registers return 0 with OKAY.
 //!
 //! Hardware side: RW registers drive `rw[i]` (map order); RO registers read `ro[i]` (map
-//! order, sampled at the response edge, masked to the width); W1C registers hold sticky bits
-//! set by `w1c_set[i]` every clock (set wins over a clear at the same edge: the clear is the
-//! write's response edge); a WO write raises `wo_stb[i]` for one clock with `wo_data[i]`,
-//! from its response edge. `rst` is synchronous: it returns every register to its reset
+//! order, masked to the width) as it is in the accepting clock: the RTL registers every RO
+//! input each clock beside the read mux, so the mux does not reach across the die to its
+//! sources (in `mrc_core` at 006a1d6, seed 1: EVQ_DEPTH -> the read mux -> `r_data_q`,
+//! 10.3 ns, 8.7 of it routing). W1C registers hold sticky bits set by `w1c_set[i]` every
+//! clock (set wins over a clear at the same edge: the clear is the write's response edge); a
+//! WO write raises `wo_stb[i]` for one clock with `wo_data[i]`, from its response edge. `rst` is synchronous: it returns every register to its reset
 //! value, clears the counter and drops the accesses offered in that clock and in the clock
 //! before (no response for either).
 
@@ -95,8 +98,10 @@ enum Pending {
         slot: Option<Slot>,
         data: u32,
     },
+    /// `ro`: an RO register's value in the accepting clock (0 for other slots).
     Read {
         slot: Option<Slot>,
+        ro: u32,
     },
 }
 
@@ -262,10 +267,10 @@ impl MrcCsr {
                 n.b_resp = if ok { RESP_OKAY } else { RESP_SLVERR };
                 bad = !ok;
             }
-            Pending::Read { slot } => {
+            Pending::Read { slot, ro } => {
                 let v = match slot {
                     Some(Slot::Const(v)) => Some(v),
-                    Some(Slot::Ro(i, m)) => Some(x.ro[i] & m),
+                    Some(Slot::Ro(..)) => Some(ro),
                     Some(Slot::Rw(i, _)) => Some(prev.rw[i]),
                     Some(Slot::W1c(i, _)) => Some(prev.w1c[i]),
                     Some(Slot::Wo(..)) => Some(0),
@@ -290,9 +295,12 @@ impl MrcCsr {
                 data: x.wr_data,
             }
         } else if x.rd_valid {
-            Pending::Read {
-                slot: self.decode(x.rd_addr),
-            }
+            let slot = self.decode(x.rd_addr);
+            let ro = match slot {
+                Some(Slot::Ro(i, m)) => x.ro[i] & m,
+                _ => 0,
+            };
+            Pending::Read { slot, ro }
         } else {
             Pending::Idle
         };

@@ -141,6 +141,29 @@ fn every_register_reads_its_reset_value() {
 }
 
 #[test]
+fn an_ro_read_returns_the_value_of_its_accepting_clock() {
+    let mut t = T::new(&NicConfig::default());
+    let (k, a) = (t.ro_index("CNT", "PKTS_SENT"), t.addr("CNT", "PKTS_SENT"));
+    // A counter that moves every clock: 10 in the clock before the offer, 11 in the offer's
+    // (accepting) clock, 12 in the response's.
+    t.ro[k] = 10;
+    let idle = t.inputs(false);
+    t.step(idle);
+    t.ro[k] = 11;
+    let x = CsrInputs {
+        rd_valid: true,
+        rd_addr: a,
+        ..t.inputs(false)
+    };
+    assert!(!t.step(x).r_valid);
+    t.ro[k] = 12;
+    let idle = t.inputs(false);
+    let o = t.step(idle);
+    assert!(o.r_valid && o.r_resp == RESP_OKAY);
+    assert_eq!(o.r_data, 11, "the RO value of the accepting clock");
+}
+
+#[test]
 fn rw_registers_write_read_back_masked_and_drive_their_ports() {
     let mut t = T::new(&NicConfig::default());
     let map = t.map.clone();
