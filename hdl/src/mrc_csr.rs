@@ -6,9 +6,9 @@
 //! 12-bit access address (misaligned and unmapped offsets match nothing), registered as one
 //! flag per register (write hits already qualified by a full strobe, read hits by the read
 //! being accepted), the constant registers' read data, the write data and the response
-//! kind; every RO input, registered each clock (`ro_q`). Response (the next edge): the read data is an AND-OR over the registered hits (no
-//! priority chain: the hits are one-hot); responses, RW registers, W1C flags, WO strobes and
-//! the bad-access counter are registered.
+//! kind; every RO input, registered each clock (`ro_q`). Response (the next edge): the read
+//! data is an AND-OR over the registered hits (no priority chain: the hits are one-hot);
+//! responses, RW registers, W1C flags, WO strobes and the bad-access counter are registered.
 //! Ports are vectors in map order per class: `ro`, `w1c_set` in; `rw`, `w1c`, `wo_stb`,
 //! `wo_data` out.
 

@@ -29,9 +29,10 @@
 //! sources (in `mrc_core` at 006a1d6, seed 1: EVQ_DEPTH -> the read mux -> `r_data_q`,
 //! 10.3 ns, 8.7 of it routing). W1C registers hold sticky bits set by `w1c_set[i]` every
 //! clock (set wins over a clear at the same edge: the clear is the write's response edge); a
-//! WO write raises `wo_stb[i]` for one clock with `wo_data[i]`, from its response edge. `rst` is synchronous: it returns every register to its reset
-//! value, clears the counter and drops the accesses offered in that clock and in the clock
-//! before (no response for either).
+//! WO write raises `wo_stb[i]` for one clock with `wo_data[i]`, from its response edge.
+//! `rst` is synchronous: it returns every register to its reset value, clears the counter
+//! and drops the accesses offered in that clock and in the clock before (no response for
+//! either).
 
 use mrc_config::NicConfig;
 use mrc_regmap::{Access, RegMap};

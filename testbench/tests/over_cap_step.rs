@@ -7,10 +7,10 @@
 //!
 //! Needs Verilator; without it the build fails with the `make deps` message, never skips.
 
-use mrc_cosim::{BuildOptions, Dut, Stepper, VerilatedLib};
+use mrc_cosim::modules::{build_options, write_sources};
+use mrc_cosim::{Dut, Stepper, VerilatedLib};
 use mrc_hdl::arith::OverCapStep;
 use rust_hdl::prelude::*;
-use std::path::PathBuf;
 
 const MODULE: &str = "over_cap_step_rig";
 
@@ -47,13 +47,8 @@ fn lib() -> VerilatedLib {
     let mut uut = OverCapStepRig::default();
     uut.connect_all();
     let v = mrc_hdl::emit::rename_top(&generate_verilog(&uut), MODULE);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    // Written through a rename so parallel test processes never read half a file.
-    let tmp = dir.join(format!("{MODULE}.v.{}", std::process::id()));
-    std::fs::write(&tmp, v).unwrap();
-    let path = dir.join(format!("{MODULE}.v"));
-    std::fs::rename(&tmp, &path).unwrap();
-    VerilatedLib::build(&[path], MODULE, &BuildOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+    let (v, w) = write_sources(MODULE, &v, mrc_hdl::generate::WAIVER_TEXT).unwrap();
+    VerilatedLib::build(&[v], MODULE, &build_options(&w)).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]

@@ -60,13 +60,24 @@ pub fn emit_sources(module: &str, cfg: &NicConfig) -> Result<(PathBuf, PathBuf),
         message: format!("unknown module; known: {}", mrc_hdl::MODULES.join(", ")),
     })?;
     let vlt = mrc_hdl::generate::waivers(&[e.module.as_str()]);
-    let hash = mrc_hdl::generate::sha256_hex(format!("{}\0{}", e.verilog, vlt).as_bytes());
+    write_sources(module, &e.verilog, &vlt)
+}
+
+/// Write `verilog` (module `module`) and the waivers `vlt` under
+/// `<target>/cosim-src/<sha256>/`, as [`emit_sources`] does for the emitted modules; also for
+/// test-only Verilog (e.g. a leaf block inside a rig). Returns (verilog, waivers).
+pub fn write_sources(
+    module: &str,
+    verilog: &str,
+    vlt: &str,
+) -> Result<(PathBuf, PathBuf), CosimError> {
+    let hash = mrc_hdl::generate::sha256_hex(format!("{verilog}\0{vlt}").as_bytes());
     let dir = target_dir().join("cosim-src").join(&hash[..16]);
     let io = |context: String| move |source| CosimError::Io { context, source };
     std::fs::create_dir_all(&dir).map_err(io(format!("create {}", dir.display())))?;
     let v = dir.join(format!("{module}.v"));
     let w = dir.join(mrc_hdl::generate::WAIVERS);
-    std::fs::write(&v, &e.verilog).map_err(io(format!("write {}", v.display())))?;
+    std::fs::write(&v, verilog).map_err(io(format!("write {}", v.display())))?;
     std::fs::write(&w, vlt).map_err(io(format!("write {}", w.display())))?;
     Ok((v, w))
 }
