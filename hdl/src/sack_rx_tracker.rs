@@ -198,6 +198,17 @@ pub struct SackRxTracker {
     mask: Vec<DFF<Bits<8>>>,
     cur0: Vec<DFF<Bits<8>>>,
     cur1: Vec<DFF<Bits<8>>>,
+    /// The NEW packet's byte (c_bhot) against byte ptr + k of this context, k = 0, 1, 2,
+    /// registered a clock early from i_bhot (c_bhot's next value) and this clock's ptr; `adv`
+    /// then picks k or k + 1, as ptr moves by one byte or none. A context's reset moves ptr
+    /// anywhere, but it also drops that context's packet entering C (k_i), so in the clock
+    /// after it no NEW packet of the context reads the match.
+    nm0: Vec<DFF<Bit>>,
+    nm1: Vec<DFF<Bit>>,
+    nm2: Vec<DFF<Bit>>,
+    l_nm0: Signal<Local, Bit>,
+    l_nm1: Signal<Local, Bit>,
+    l_nm2: Signal<Local, Bit>,
     adv: Vec<DFF<Bit>>,
     clr_q: Vec<DFF<Bits<8>>>,
     clr_q2: Vec<DFF<Bits<8>>>,
@@ -491,6 +502,12 @@ impl SackRxTracker {
             mask: dffs(nq),
             cur0: dffs(nq),
             cur1: dffs(nq),
+            nm0: dffs(nq),
+            nm1: dffs(nq),
+            nm2: dffs(nq),
+            l_nm0: Default::default(),
+            l_nm1: Default::default(),
+            l_nm2: Default::default(),
             adv: dffs(nq),
             clr_q: dffs(nq),
             clr_q2: dffs(nq),
@@ -645,6 +662,9 @@ impl Logic for SackRxTracker {
             self.mask[q].clock.next = self.clock.val();
             self.cur0[q].clock.next = self.clock.val();
             self.cur1[q].clock.next = self.clock.val();
+            self.nm0[q].clock.next = self.clock.val();
+            self.nm1[q].clock.next = self.clock.val();
+            self.nm2[q].clock.next = self.clock.val();
             self.adv[q].clock.next = self.clock.val();
             self.clr_q[q].clock.next = self.clock.val();
             self.clr_q2[q].clock.next = self.clock.val();
@@ -856,8 +876,6 @@ impl Logic for SackRxTracker {
             for q in 0..self._nq {
                 self.hb.next = bits::<8>(0);
                 self.nb1.next = bits::<8>(0);
-                self.mt0.next = false;
-                self.mt1.next = false;
                 for j in 0..8 {
                     self.t.next = false;
                     self.t2.next = false;
@@ -872,12 +890,27 @@ impl Logic for SackRxTracker {
                     self.hb.next = self.hb.val().replace_bit(j, self.t.val());
                     self.nb1.next = self.nb1.val().replace_bit(j, self.t2.val());
                 }
-                // The NEW packet's bit, when it lands in byte ptr or ptr + 1 (byte one-hot c_bhot).
+                // The NEW packet's bit, when it lands in byte ptr or ptr + 1 (byte one-hot
+                // c_bhot): from the matches registered a clock early (nm*), `adv` selecting.
+                self.l_nm0.next = false;
+                self.l_nm1.next = false;
+                self.l_nm2.next = false;
                 for b in 0..self._nb {
-                    self.mt0.next =
-                        self.mt0.val() | (self.ptr[q * n + b].q.val() & self.c_bhot[b].q.val());
-                    self.mt1.next = self.mt1.val()
-                        | (self.ptr[q * n + b].q.val() & self.c_bhot[(b + 1) % n].q.val());
+                    self.l_nm0.next =
+                        self.l_nm0.val() | (self.ptr[q * n + b].q.val() & self.i_bhot[b].q.val());
+                    self.l_nm1.next = self.l_nm1.val()
+                        | (self.ptr[q * n + b].q.val() & self.i_bhot[(b + 1) % n].q.val());
+                    self.l_nm2.next = self.l_nm2.val()
+                        | (self.ptr[q * n + b].q.val() & self.i_bhot[(b + 2) % n].q.val());
+                }
+                self.nm0[q].d.next = self.l_nm0.val();
+                self.nm1[q].d.next = self.l_nm1.val();
+                self.nm2[q].d.next = self.l_nm2.val();
+                self.mt0.next = self.nm0[q].q.val();
+                self.mt1.next = self.nm1[q].q.val();
+                if self.adv[q].q.val() {
+                    self.mt0.next = self.nm1[q].q.val();
+                    self.mt1.next = self.nm2[q].q.val();
                 }
                 if self.c_new.q.val() & self.csel.val().get_bit(q) & self.mt0.val() {
                     self.hb.next = self.hb.val() | self.sv.val();
