@@ -401,6 +401,10 @@ pub struct MrcCore {
     l_qp_sel: Signal<Local, Bits<16>>,
     l_sel_ok: Signal<Local, Bit>,
     l_init_psn: Signal<Local, Bits<24>>,
+    /// QP_INIT_PSN from the CSR's copy of it (equal every clock): the outs difference and
+    /// o_gt under the resets, and nxt's loads, read it instead of the register across the
+    /// die (seed 1 at 04a58c2: QP_INIT_PSN -> nxt - init_psn -> o_gt, 9.4 ns, 6.8 routing).
+    l_ip_c: Signal<Local, Bits<24>>,
     /// QP_CTRL's strobe hits this QP (the loop's i).
     l_qp_hit: Signal<Local, Bit>,
     l_ev_index: Signal<Local, Bits<8>>,
@@ -701,7 +705,8 @@ impl MrcCore {
             ack_reason: Default::default(),
             ack_psn: Default::default(),
             una: (0..q).map(|_| Default::default()).collect(),
-            csr: MrcCsr::new(cfg),
+            // QP_INIT_PSN copied for the glue's outs / nxt loads (see `l_ip_c`).
+            csr: MrcCsr::with_copy(cfg, Some(rw_i[1])),
             arb: EvSprayArbiter::new(cfg),
             sb: (0..q).map(|_| SackTxScoreboard::new(cfg)).collect(),
             rx: SackRxTracker::new(cfg),
@@ -887,6 +892,7 @@ impl MrcCore {
             l_qp_sel: Default::default(),
             l_sel_ok: Default::default(),
             l_init_psn: Default::default(),
+            l_ip_c: Default::default(),
             l_qp_hit: Default::default(),
             l_ev_index: Default::default(),
             l_ev_value: Default::default(),
@@ -1164,6 +1170,7 @@ impl Logic for MrcCore {
         for j in self._rw[1]..self._rw_e[1] {
             self.l_init_psn.next = self.csr.rw[j].val().get_bits::<24>(0);
         }
+        self.l_ip_c.next = self.csr.rw_copy[0].val().get_bits::<24>(0);
         self.l_ev_index.next = 0.into();
         for j in self._rw[10]..self._rw_e[10] {
             self.l_ev_index.next = self.csr.rw[j].val().get_bits::<8>(0);
@@ -1882,13 +1889,13 @@ impl Logic for MrcCore {
             self.l_oc_gn.next = self.oc_step[i].stay.val();
             self.l_oc_g1.next = self.oc_step[i].send.val();
             // Read only under the core's reset (una' = init_psn, nxt' = 0).
-            self.l_outs_r.next = bits::<24>(0) - self.l_init_psn.val();
+            self.l_outs_r.next = bits::<24>(0) - self.l_ip_c.val();
             // The cap is 2^11 - 1: above it is any of the top 13 bits set (an OR, not a
             // compare).
             self.l_oc_gr.next = self.l_outs_r.val().get_bits::<13>(11) != 0;
             if self.rst_g.val() | self.rst_q[i].q.val() {
-                self.l_outs0.next = self.nxt[i].q.val() - self.l_init_psn.val();
-                self.l_outs1.next = self.nxt1[i].q.val() - self.l_init_psn.val();
+                self.l_outs0.next = self.nxt[i].q.val() - self.l_ip_c.val();
+                self.l_outs1.next = self.nxt1[i].q.val() - self.l_ip_c.val();
                 self.l_oc_gn.next = self.l_outs0.val().get_bits::<13>(11) != 0;
                 self.l_oc_g1.next = self.l_outs1.val().get_bits::<13>(11) != 0;
             }
@@ -1976,8 +1983,8 @@ impl Logic for MrcCore {
                 }
                 if self.l_ctrl_op.val() == 3 {
                     self.rst_q[i].d.next = true;
-                    self.nxt[i].d.next = self.l_init_psn.val();
-                    self.nxt1[i].d.next = self.l_init_psn.val() + 1;
+                    self.nxt[i].d.next = self.l_ip_c.val();
+                    self.nxt1[i].d.next = self.l_ip_c.val() + 1;
                 }
             }
             if self.rst_g.val() {
