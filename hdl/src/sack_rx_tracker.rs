@@ -189,7 +189,6 @@ pub struct SackRxTracker {
     c_ev: DFF<Bits<32>>,
     c_lohot: Vec<DFF<Bit>>,
     c_hihot: Vec<DFF<Bit>>,
-    c_bhot: Vec<DFF<Bit>>,
     c_lo8: Vec<DFF<Bit>>,
     // bitmap, loop, cumulative state
     bits: Vec<DFF<Bit>>,
@@ -198,8 +197,8 @@ pub struct SackRxTracker {
     mask: Vec<DFF<Bits<8>>>,
     cur0: Vec<DFF<Bits<8>>>,
     cur1: Vec<DFF<Bits<8>>>,
-    /// The NEW packet's byte (c_bhot) against byte ptr + k of this context, k = 0, 1, 2,
-    /// registered a clock early from i_bhot (c_bhot's next value) and this clock's ptr; `adv`
+    /// The NEW packet's byte (in C) against byte ptr + k of this context, k = 0, 1, 2,
+    /// registered a clock early from its byte one-hot in I (i_bhot) and this clock's ptr; `adv`
     /// then picks k or k + 1, as ptr moves by one byte or none. A context's reset moves ptr
     /// anywhere, but it also drops that context's packet entering C (k_i), so in the clock
     /// after it no NEW packet of the context reads the match.
@@ -494,7 +493,6 @@ impl SackRxTracker {
             c_ev: Default::default(),
             c_lohot: dffs(16),
             c_hihot: dffs(groups),
-            c_bhot: dffs(nb),
             c_lo8: dffs(8),
             bits: dffs(nq * w + if multi { w } else { 0 }),
             ptr: dffs(nq * nb),
@@ -754,9 +752,7 @@ impl Logic for SackRxTracker {
         }
         for b in 0..self._nb {
             self.i_bhot[b].clock.next = self.clock.val();
-            self.c_bhot[b].clock.next = self.clock.val();
             self.i_bhot[b].d.next = bit_cast::<7, 24>(self.islot.val() >> 3) == self.byt[b].val();
-            self.c_bhot[b].d.next = self.i_bhot[b].q.val();
         }
         for j in 0..8 {
             self.c_lo8[j].clock.next = self.clock.val();
@@ -890,8 +886,8 @@ impl Logic for SackRxTracker {
                     self.hb.next = self.hb.val().replace_bit(j, self.t.val());
                     self.nb1.next = self.nb1.val().replace_bit(j, self.t2.val());
                 }
-                // The NEW packet's bit, when it lands in byte ptr or ptr + 1 (byte one-hot
-                // c_bhot): from the matches registered a clock early (nm*), `adv` selecting.
+                // The NEW packet's bit, when it lands in byte ptr or ptr + 1: from the matches
+                // registered a clock early (nm*), `adv` selecting.
                 self.l_nm0.next = false;
                 self.l_nm1.next = false;
                 self.l_nm2.next = false;
