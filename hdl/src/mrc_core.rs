@@ -335,12 +335,8 @@ pub struct MrcCore {
     req_full: DFF<Bit>,
     rr: DFF<Bits<8>>,
 
-    // EV event queue: {kind[10:8], idx[7:0]}. EVQ_HEAD's want field is decoded from the
-    // head entry's kind on the read side, so the push writes the feedback flops as they
-    // are, with no decode of the kind in front of the entry. The kind also feeds the NSCC
-    // candidates, far away, and Yosys shared the decode with them (seed 2 at 15cad00:
-    // fb_kind -> a LUT beside l_c_rto -> l_want -> e_ent, 9.7 ns, 8.5 of it routing).
-    e_ent: Vec<DFF<Bits<11>>>,
+    // EV event queue: {kind[14:12], want[9:8], idx[7:0]}.
+    e_ent: Vec<DFF<Bits<16>>>,
     e_head: DFF<Bits<4>>,
     e_count: DFF<Bits<5>>,
     // e_count == 16 and != 0 as flops: the pop, the drop and the push's accept read them.
@@ -401,10 +397,6 @@ pub struct MrcCore {
     l_qp_sel: Signal<Local, Bits<16>>,
     l_sel_ok: Signal<Local, Bit>,
     l_init_psn: Signal<Local, Bits<24>>,
-    /// QP_INIT_PSN from the CSR's copy of it (equal every clock): the outs difference and
-    /// o_gt under the resets, and nxt's loads, read it instead of the register across the
-    /// die (seed 1 at 04a58c2: QP_INIT_PSN -> nxt - init_psn -> o_gt, 9.4 ns, 6.8 routing).
-    l_ip_c: Signal<Local, Bits<24>>,
     /// QP_CTRL's strobe hits this QP (the loop's i).
     l_qp_hit: Signal<Local, Bit>,
     l_ev_index: Signal<Local, Bits<8>>,
@@ -540,7 +532,7 @@ pub struct MrcCore {
     l_pop: Signal<Local, Bit>,
     l_push: Signal<Local, Bit>,
     l_want: Signal<Local, Bits<2>>,
-    l_ent: Signal<Local, Bits<11>>,
+    l_ent: Signal<Local, Bits<16>>,
     l_ehead: Signal<Local, Bits<4>>,
     l_ecount: Signal<Local, Bits<5>>,
     l_etail: Signal<Local, Bits<4>>,
@@ -561,7 +553,7 @@ pub struct MrcCore {
     l_st_rst: Signal<Local, Bit>,
     l_st_err: Signal<Local, Bit>,
     l_brtt: Signal<Local, Bits<24>>,
-    l_hent: Signal<Local, Bits<11>>,
+    l_hent: Signal<Local, Bits<16>>,
 
     // Elaboration-only: loop bounds and CSR vector indices.
     _q: usize,
@@ -705,8 +697,7 @@ impl MrcCore {
             ack_reason: Default::default(),
             ack_psn: Default::default(),
             una: (0..q).map(|_| Default::default()).collect(),
-            // QP_INIT_PSN copied for the glue's outs / nxt loads (see `l_ip_c`).
-            csr: MrcCsr::with_copy(cfg, Some(rw_i[1])),
+            csr: MrcCsr::new(cfg),
             arb: EvSprayArbiter::new(cfg),
             sb: (0..q).map(|_| SackTxScoreboard::new(cfg)).collect(),
             rx: SackRxTracker::new(cfg),
@@ -892,7 +883,6 @@ impl MrcCore {
             l_qp_sel: Default::default(),
             l_sel_ok: Default::default(),
             l_init_psn: Default::default(),
-            l_ip_c: Default::default(),
             l_qp_hit: Default::default(),
             l_ev_index: Default::default(),
             l_ev_value: Default::default(),
@@ -1170,7 +1160,6 @@ impl Logic for MrcCore {
         for j in self._rw[1]..self._rw_e[1] {
             self.l_init_psn.next = self.csr.rw[j].val().get_bits::<24>(0);
         }
-        self.l_ip_c.next = self.csr.rw_copy[0].val().get_bits::<24>(0);
         self.l_ev_index.next = 0.into();
         for j in self._rw[10]..self._rw_e[10] {
             self.l_ev_index.next = self.csr.rw[j].val().get_bits::<8>(0);
@@ -1889,13 +1878,13 @@ impl Logic for MrcCore {
             self.l_oc_gn.next = self.oc_step[i].stay.val();
             self.l_oc_g1.next = self.oc_step[i].send.val();
             // Read only under the core's reset (una' = init_psn, nxt' = 0).
-            self.l_outs_r.next = bits::<24>(0) - self.l_ip_c.val();
+            self.l_outs_r.next = bits::<24>(0) - self.l_init_psn.val();
             // The cap is 2^11 - 1: above it is any of the top 13 bits set (an OR, not a
             // compare).
             self.l_oc_gr.next = self.l_outs_r.val().get_bits::<13>(11) != 0;
             if self.rst_g.val() | self.rst_q[i].q.val() {
-                self.l_outs0.next = self.nxt[i].q.val() - self.l_ip_c.val();
-                self.l_outs1.next = self.nxt1[i].q.val() - self.l_ip_c.val();
+                self.l_outs0.next = self.nxt[i].q.val() - self.l_init_psn.val();
+                self.l_outs1.next = self.nxt1[i].q.val() - self.l_init_psn.val();
                 self.l_oc_gn.next = self.l_outs0.val().get_bits::<13>(11) != 0;
                 self.l_oc_g1.next = self.l_outs1.val().get_bits::<13>(11) != 0;
             }
@@ -1983,8 +1972,8 @@ impl Logic for MrcCore {
                 }
                 if self.l_ctrl_op.val() == 3 {
                     self.rst_q[i].d.next = true;
-                    self.nxt[i].d.next = self.l_ip_c.val();
-                    self.nxt1[i].d.next = self.l_ip_c.val() + 1;
+                    self.nxt[i].d.next = self.l_init_psn.val();
+                    self.nxt1[i].d.next = self.l_init_psn.val() + 1;
                 }
             }
             if self.rst_g.val() {
@@ -2139,8 +2128,16 @@ impl Logic for MrcCore {
         // ---- EV event queue ----------------------------------------------------------------
         self.l_push.next =
             self.l_fb_valid.val() & (self.l_fb_kind.val() != 0) & (self.l_fb_kind.val() != 4);
-        self.l_ent.next =
-            bit_cast::<11, 8>(self.l_fb_idx.val()) | (bit_cast::<11, 3>(self.l_fb_kind.val()) << 8);
+        self.l_want.next = 1.into();
+        if (self.l_fb_kind.val() == 2) | (self.l_fb_kind.val() == 5) {
+            self.l_want.next = 2.into();
+        }
+        if self.l_fb_kind.val() == 6 {
+            self.l_want.next = 0.into();
+        }
+        self.l_ent.next = bit_cast::<16, 8>(self.l_fb_idx.val())
+            | (bit_cast::<16, 2>(self.l_want.val()) << 8)
+            | (bit_cast::<16, 3>(self.l_fb_kind.val()) << 12);
         self.l_ehead.next = self.e_head.q.val();
         self.l_ecount.next = self.e_count.q.val();
         if self.l_pop.val() {
@@ -2215,20 +2212,9 @@ impl Logic for MrcCore {
                 self.l_hent.next = self.e_ent[k].q.val();
             }
         }
-        // EVQ_HEAD = {valid[31], kind[14:12], want[9:8], idx[7:0]}; want from the kind.
-        self.l_want.next = 1.into();
-        if (self.l_hent.val().get_bits::<3>(8) == 2) | (self.l_hent.val().get_bits::<3>(8) == 5) {
-            self.l_want.next = 2.into();
-        }
-        if self.l_hent.val().get_bits::<3>(8) == 6 {
-            self.l_want.next = 0.into();
-        }
         self.l_evq_head.next = 0.into();
         if self.e_count.q.val() != 0 {
-            self.l_evq_head.next = bit_cast::<32, 8>(self.l_hent.val().get_bits::<8>(0))
-                | (bit_cast::<32, 2>(self.l_want.val()) << 8)
-                | (bit_cast::<32, 3>(self.l_hent.val().get_bits::<3>(8)) << 12)
-                | self.k_bit31.val();
+            self.l_evq_head.next = bit_cast::<32, 16>(self.l_hent.val()) | self.k_bit31.val();
         }
         for j in self._ro[0]..self._ro_e[0] {
             self.csr.ro[j].next = self.l_status.val();

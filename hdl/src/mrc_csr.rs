@@ -41,10 +41,6 @@ pub struct MrcCsr {
     pub wo_stb: Vec<Signal<Out, Bit>>,
     pub wo_data: Vec<Signal<Out, Bits<32>>>,
     pub bad_access: Signal<Out, Bits<32>>,
-    /// A copy of one RW register (`MrcCsr::with_copy`), a flop of its own that takes the
-    /// register's next value, so it equals the register every clock: a consumer far from the
-    /// register block reads the copy, placed beside it, instead of a net across the die.
-    pub rw_copy: Vec<Signal<Out, Bits<32>>>,
 
     c_addr: Vec<Constant<Bits<12>>>,
     c_val: Vec<Constant<Bits<32>>>,
@@ -62,11 +58,6 @@ pub struct MrcCsr {
     all_ones: Constant<Bits<32>>,
 
     rw_q: Vec<DFFWithInit<Bits<32>>>,
-    /// The copies behind `rw_copy` (kept apart from `rw_q` by `_rep`; see ARCHITECTURE,
-    /// "Replicated registers"), and which RW register each copies.
-    rw_copy_rep: Vec<DFFWithInit<Bits<32>>>,
-    _copy_of: usize,
-    _copy_end: usize,
     /// Every RO input (masked) a clock old, so the read mux reads flops beside it rather
     /// than the sources across the die: a read returns the RO value of its accepting clock.
     ro_q: Vec<DFF<Bits<32>>>,
@@ -121,12 +112,6 @@ pub struct MrcCsr {
 
 impl MrcCsr {
     pub fn new(cfg: &NicConfig) -> Self {
-        Self::with_copy(cfg, None)
-    }
-
-    /// The block with `rw_copy[0]` a copy of RW register `copy` (its index among the map's
-    /// RW registers, in address order); no `rw_copy` port for `None`.
-    pub fn with_copy(cfg: &NicConfig, copy: Option<usize>) -> Self {
         fn sig<D: Direction, T: Synth>(n: usize) -> Vec<Signal<D, T>> {
             (0..n).map(|_| Signal::default()).collect()
         }
@@ -145,10 +130,6 @@ impl MrcCsr {
             of(Access::Rw),
             of(Access::W1c),
             of(Access::Wo),
-        );
-        assert!(
-            copy.is_none_or(|i| i < rws.len()),
-            "rw_copy of a register the map lacks"
         );
         let stat = of(Access::Stat);
         assert_eq!(stat.len(), 1, "the map has one STAT register (BAD_ACCESS)");
@@ -175,7 +156,6 @@ impl MrcCsr {
             wo_stb: sig(wos.len()),
             wo_data: sig(wos.len()),
             bad_access: Default::default(),
-            rw_copy: sig(usize::from(copy.is_some())),
             c_addr: cs.iter().map(|r| a12(r.0)).collect(),
             c_val: cs.iter().map(|r| b32(r.2)).collect(),
             ro_addr: ros.iter().map(|r| a12(r.0)).collect(),
@@ -194,12 +174,6 @@ impl MrcCsr {
                 .iter()
                 .map(|r| DFFWithInit::new(u64::from(r.2).to_bits()))
                 .collect(),
-            rw_copy_rep: copy
-                .iter()
-                .map(|&i| DFFWithInit::new(u64::from(rws[i].2).to_bits()))
-                .collect(),
-            _copy_of: copy.unwrap_or(0),
-            _copy_end: copy.map_or(0, |i| i + 1),
             w1c_q: w1cs
                 .iter()
                 .map(|r| DFFWithInit::new(u64::from(r.2).to_bits()))
@@ -351,13 +325,6 @@ impl Logic for MrcCsr {
             if self.rst.val() {
                 self.rw_q[i].d.next = self.rw_rst[i].val();
             }
-        }
-        // (At most one copy, over a range of one index or none: rust-hdl unrolls loops and
-        // indexes signals by loop variables and constants only.)
-        for i in self._copy_of..self._copy_end {
-            self.rw_copy_rep[0].clock.next = self.clock.val();
-            self.rw_copy_rep[0].d.next = self.rw_q[i].d.val();
-            self.rw_copy[0].next = self.rw_copy_rep[0].q.val();
         }
         // Write-only strobes (read as 0).
         for i in 0..self._n_wo {
