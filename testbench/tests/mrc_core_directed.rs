@@ -15,6 +15,8 @@
 //!   with cwnd full at the reset.
 //! - A SACK of the timed packet at every offset around its send (down to the clock after
 //!   the send decision): the RTT sample's send time.
+//! - Retransmits waiting on two QPs with the round-robin start between them: the pick takes
+//!   the first at or after the start.
 //! - The core's reset is registered: the edge that samples `rst` is an ordinary one (a write
 //!   offered the clock before is answered, a send decided there goes out); the core is
 //!   reset at the next.
