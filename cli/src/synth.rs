@@ -955,7 +955,7 @@ fn absolute_source(work: &Path, src: &str) -> String {
     }
 }
 
-fn nextpnr_version(help: &str) -> String {
+pub(crate) fn nextpnr_version(help: &str) -> String {
     help.lines()
         .find_map(|l| l.split("(Version ").nth(1))
         .map(|v| v.trim_end_matches(')').trim().to_string())
@@ -1070,7 +1070,7 @@ pub fn report_critical_path(report: &serde_json::Value, clock: &str) -> Option<C
 
 /// Runs `exe args` in `dir` with stdout and stderr in `dir/log`; a non-zero exit becomes an
 /// error quoting the command line and the tail of `log` (and of `extra_logs`).
-fn run_tool(
+pub(crate) fn run_tool(
     step: &str,
     exe: &Path,
     args: &[&str],
@@ -1148,7 +1148,7 @@ fn first_error_line(e: &str) -> String {
 }
 
 /// Runs a short query (`-V`, `--help`) and returns stdout and stderr together.
-fn capture(exe: &Path, args: &[&str]) -> Result<String, String> {
+pub(crate) fn capture(exe: &Path, args: &[&str]) -> Result<String, String> {
     let out = Command::new(exe)
         .args(args)
         .stdin(Stdio::null())
@@ -1160,7 +1160,7 @@ fn capture(exe: &Path, args: &[&str]) -> Result<String, String> {
 }
 
 /// First line starting with `prefix` in the tool's version output, shortened.
-fn tool_version(exe: &Path, args: &[&str], prefix: &str) -> Result<String, String> {
+pub(crate) fn tool_version(exe: &Path, args: &[&str], prefix: &str) -> Result<String, String> {
     let text = capture(exe, args)?;
     text.lines()
         .map(str::trim)
@@ -1189,7 +1189,7 @@ fn short_version(line: &str) -> String {
 }
 
 /// `which`: the first executable `name` on PATH.
-fn find_on_path(name: &str) -> Option<PathBuf> {
+pub(crate) fn find_on_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .map(|d| d.join(name))
