@@ -10,6 +10,7 @@
 //!       wire:    tx header --(1 clock)--> rx DATA;  ack header --(1 clock)--> rx SACK / NACK
 //!                (an ACK and a data header in the same clock: the data header is lost, and the
 //!                 core repairs it: the demo exercises retransmission by itself)
+//!       faults:  an LFSR marks ECN on 1 in 16 data headers, trims 1 in 64, holds a plane busy
 //!       reads:   after init, every readable register in turn, folded into one word
 //!                (keeps the counters and the read mux: nothing unread is trimmed away)
 //!       status:  init done, tx / ack activity, wire losses, una[0] progress, the reads'
@@ -81,7 +82,7 @@ fn core_input(name: &str) -> Option<&'static str> {
         "rd_addr" => "rd_addr",
         "now_ns" => "now_ns",
         "tick" => "tick",
-        "plane_ready" => "8'hFF",
+        "plane_ready" => "plane_ready",
         "sq_valid" => "sq_valid",
         "sq_qp" => "8'd0",
         "sq_bytes" => "DEMO_POST_BYTES",
@@ -90,9 +91,9 @@ fn core_input(name: &str) -> Option<&'static str> {
         "rx_kind" => "rx_kind",
         "rx_psn" => "rx_psn",
         "rx_len" => "rx_len",
-        "rx_ecn" => "1'b0",
-        "rx_trimmed" => "1'b0",
-        "rx_lasthop" => "1'b0",
+        "rx_ecn" => "rx_ecn",
+        "rx_trimmed" => "rx_trimmed",
+        "rx_lasthop" => "rx_lasthop",
         "rx_ackreq" => "rx_ackreq",
         "rx_ev" => "rx_ev",
         "rx_ev_idx" => "rx_ev_idx",
@@ -316,7 +317,20 @@ pub fn render_loop(cfg: &NicConfig, core: &PortMap) -> Result<String, String> {
     );
     let _ = writeln!(
         s,
-        "    // The wire: one header per clock back into the core; an ACK wins a collision.\n\
+        "    // Faults from a 16-bit LFSR (x^16 + x^14 + x^13 + x^11 + 1), so the logic that handles\n\
+         \x20   // them is exercised and kept: one data header in 16 ECN-marked, one in 64 trimmed (half\n\
+         \x20   // of those at the last hop), and in half the clocks one plane not ready.\n\
+         \x20   reg [15:0] lfsr;\n\
+         \x20   reg [7:0]  plane_ready;\n\
+         \x20   always @(posedge clock) begin\n\
+         \x20       if (rst) begin\n\
+         \x20           lfsr <= 16'hACE1; plane_ready <= 8'hFF;\n\
+         \x20       end else begin\n\
+         \x20           lfsr <= {{1'b0, lfsr[15:1]}} ^ (lfsr[0] ? 16'hB400 : 16'h0000);\n\
+         \x20           plane_ready <= ~(lfsr[15] ? (8'd1 << lfsr[13:11]) : 8'd0);\n\
+         \x20       end\n\
+         \x20   end\n\
+         \x20   // The wire: one header per clock back into the core; an ACK wins a collision.\n\
          \x20   reg        rx_valid;\n\
          \x20   reg [{kw}:0]  rx_kind;\n\
          \x20   reg [{pw}:0] rx_psn;\n\
@@ -329,6 +343,9 @@ pub fn render_loop(cfg: &NicConfig, core: &PortMap) -> Result<String, String> {
          \x20   reg [{mw}:0]  rx_m;\n\
          \x20   reg [{bw}:0] rx_rcvd_bytes;\n\
          \x20   reg [{rw}:0]  rx_reason;\n\
+         \x20   reg        rx_ecn;\n\
+         \x20   reg        rx_trimmed;\n\
+         \x20   reg        rx_lasthop;\n\
          \x20   reg [15:0] losses;\n\
          \x20   always @(posedge clock) begin\n\
          \x20       if (rst) begin\n\
@@ -341,6 +358,9 @@ pub fn render_loop(cfg: &NicConfig, core: &PortMap) -> Result<String, String> {
          \x20       rx_psn <= c_ack_valid ? (c_ack_nack ? c_ack_psn : c_ack_cack) : c_tx_psn;\n\
          \x20       rx_len <= c_tx_rtx ? 'd{mtu} : c_tx_len;\n\
          \x20       rx_ackreq <= c_tx_last;\n\
+         \x20       rx_ecn <= !c_ack_valid && (lfsr[3:0] == 4'd0);\n\
+         \x20       rx_trimmed <= !c_ack_valid && (lfsr[9:4] == 6'd0);\n\
+         \x20       rx_lasthop <= lfsr[10];\n\
          \x20       rx_ev <= c_tx_ev;\n\
          \x20       rx_ev_idx <= c_ack_ev[{iw}:0];\n\
          \x20       rx_offset <= c_ack_offset;\n\
