@@ -299,7 +299,7 @@ mod tests {
         let cfg = retarget(t, Some((p, "clock_mhz = 75\nplanes = 4\n"))).unwrap();
         assert_eq!((cfg.clock_mhz, cfg.planes, cfg.link_gbps), (75, 4, 25));
         let cfg = retarget(t, Some((p, "board = \"ecp5-85k\"\n"))).unwrap();
-        assert_eq!(cfg.clock_mhz, 50);
+        assert_eq!(cfg.clock_mhz, 90);
         let Fail(code, msg) = retarget(t, Some((p, "board = \"generic\"\n"))).unwrap_err();
         assert_eq!(code, 2);
         assert!(msg.contains("conflicts"), "{msg}");
