@@ -2,8 +2,8 @@
 //!
 //! ```text
 //!  gen --target T ──> yosys synth_ecp5 ──> nextpnr-ecp5 --lpf ──> ecppack ──> DIR/mrc_nic_demo.bit
-//!  (IP, LPF, demo top)  (mrc_nic_demo_top)   (pins placed, the PLL's     (one file per step's
-//!                                              clock on a global net)     log beside it)
+//!  (IP, LPF, demo top)  (mrc_nic_demo_top)   (pins placed, the PLL's     (every step's log
+//!                                              clock on a global net)     beside it)
 //! ```
 //!
 //! Unlike `mrcgen synth` (one module out of context, registered I/O, nextpnr's `--freq`), this
