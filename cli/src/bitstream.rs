@@ -13,8 +13,8 @@
 //! the measurement); the command then exits 1.
 
 use crate::synth::{
-    self, find_on_path, nextpnr_version, parse_stat, report_critical_path, report_fmax, run_tool,
-    tool_version, CellCounts, CriticalPath,
+    self, find_on_path, nextpnr_device_args, nextpnr_version, parse_stat, report_critical_path,
+    report_fmax, run_tool, tool_version, CellCounts, CriticalPath,
 };
 use crate::targets::{Flow, Target};
 use crate::{demo_top, outdir, package, Fail};
@@ -57,60 +57,12 @@ pub struct BitstreamReport {
     pub seconds: [f64; 3],
 }
 
-/// nextpnr-ecp5's device flags for a part as the target table spells it
-/// (`LFE5U-85F-6 CABGA381` → `--85k --package CABGA381 --speed 6`).
-pub fn nextpnr_device_args(part: &str) -> Result<Vec<String>, String> {
-    let bad = || {
-        format!(
-            "part `{part}`: expected `LFE5U[M|M5G]-<25|45|85>F-<6|7|8> <package>` \
-             (e.g. `LFE5U-85F-6 CABGA381`)"
-        )
-    };
-    let mut words = part.split_whitespace();
-    let (Some(device), Some(package), None) = (words.next(), words.next(), words.next()) else {
-        return Err(bad());
-    };
-    let mut fields = device.split('-');
-    let (Some(family), Some(size), Some(speed), None) =
-        (fields.next(), fields.next(), fields.next(), fields.next())
-    else {
-        return Err(bad());
-    };
-    let prefix = match family {
-        "LFE5U" => "",
-        "LFE5UM" => "um-",
-        "LFE5UM5G" => "um5g-",
-        _ => return Err(bad()),
-    };
-    let size = size.strip_suffix('F').ok_or_else(bad)?;
-    if !["12", "25", "45", "85"].contains(&size) || (size == "12" && !prefix.is_empty()) {
-        return Err(bad());
-    }
-    if !["6", "7", "8"].contains(&speed) {
-        return Err(bad());
-    }
-    Ok(vec![
-        format!("--{prefix}{size}k"),
-        "--package".into(),
-        package.into(),
-        "--speed".into(),
-        speed.into(),
-    ])
-}
-
-/// The Yosys script for the demo top: the IP's filelist, the demo loop and top.
+/// The Yosys script for the demo top: the IP's filelist, then the demo loop and top.
 fn yosys_script(ip_files: &[String]) -> String {
-    // As in `mrcgen synth`: the replicated flops' modules stay whole through synth_ecp5, then
-    // one flat netlist for nextpnr and `stat`.
-    format!(
-        "read_verilog -D{} {} {}.v {}.v\nsynth_ecp5 -top {}\n\
-         setattr -mod -unset keep_hierarchy\nflatten\nwrite_json top.json\ntee -o stat.txt stat\n",
-        synth::ECP5_DSP_DEFINE,
-        ip_files.join(" "),
-        demo_top::LOOP_MODULE,
-        demo_top::TOP_MODULE,
-        demo_top::TOP_MODULE,
-    )
+    let mut sources = ip_files.to_vec();
+    sources.push(format!("{}.v", demo_top::LOOP_MODULE));
+    sources.push(format!("{}.v", demo_top::TOP_MODULE));
+    synth::ecp5_synth_script(&sources, demo_top::TOP_MODULE, "top.json", "stat.txt")
 }
 
 /// TRELLIS_COMB used / available from the report's `utilization`.
@@ -135,6 +87,20 @@ fn spinner(show: bool, msg: String) -> Option<indicatif::ProgressBar> {
     pb.set_message(msg);
     pb.enable_steady_tick(std::time::Duration::from_millis(250));
     Some(pb)
+}
+
+/// Runs one tool step under a spinner; its wall-clock seconds.
+fn timed_step(
+    show_progress: bool,
+    msg: String,
+    run: impl FnOnce() -> Result<(), String>,
+) -> Result<f64, Fail> {
+    let t = Instant::now();
+    let pb = spinner(show_progress, msg);
+    let r = run();
+    drop(pb);
+    r.map_err(|e| Fail(1, e))?;
+    Ok(t.elapsed().as_secs_f64())
 }
 
 /// Runs the flow for `target` (an nextpnr-ecp5 one) under `cfg` into `out`.
@@ -195,11 +161,12 @@ pub fn run(
         .unwrap_or_default();
     let constraint_mhz = core.mhz(cfg);
     let (files, manifest) = package::render_all(cfg, target)?;
+    // The IP's Verilog is what its filelist names.
     let ip_files: Vec<String> = files
         .iter()
-        .map(|(n, _)| n.clone())
-        .filter(|n| n.ends_with(".v") && !n.starts_with("mrc_nic_demo"))
-        .collect();
+        .find(|(n, _)| n == "mrc_nic.f")
+        .map(|(_, f)| f.lines().map(str::to_string).collect())
+        .ok_or_else(|| Fail(1, "bitstream: the generated IP has no mrc_nic.f".into()))?;
 
     let mut report = None;
     outdir::write_atomically(out, MARKER, "mrcgen bitstream", |dir| {
@@ -210,30 +177,27 @@ pub fn run(
         fs::write(dir.join("top.ys"), yosys_script(&ip_files))?;
         let mut seconds = [0.0; 3];
 
-        let t = Instant::now();
-        let pb = spinner(
+        seconds[0] = timed_step(
             show_progress,
             format!(
                 "[1/3] Yosys synth_ecp5 of {} (the whole core: about 20 min on two cores)",
                 demo_top::TOP_MODULE
             ),
-        );
-        let r = run_tool(
-            "yosys synthesis",
-            &yosys,
-            &["-q", "-l", "yosys.log", "-s", "top.ys"],
-            dir,
-            "yosys.out",
-            &["yosys.log"],
-        );
-        drop(pb);
-        r.map_err(|e| Fail(1, e))?;
-        seconds[0] = t.elapsed().as_secs_f64();
+            || {
+                run_tool(
+                    "yosys synthesis",
+                    &yosys,
+                    &["-q", "-l", "yosys.log", "-s", "top.ys"],
+                    dir,
+                    "yosys.out",
+                    &["yosys.log"],
+                )
+            },
+        )?;
         let stat = fs::read_to_string(dir.join("stat.txt")).unwrap_or_default();
         let cells: CellCounts = parse_stat(&stat, demo_top::TOP_MODULE)
             .map_err(|e| Fail(1, format!("bitstream: stat.txt: {e}")))?;
 
-        let t = Instant::now();
         let seed_arg = seed.to_string();
         let mut args: Vec<&str> = device.iter().map(String::as_str).collect();
         args.extend([
@@ -252,21 +216,20 @@ pub fn run(
             // Missing the constraint is a measurement: report it, write the bitstream.
             args.push("--timing-allow-fail");
         }
-        let pb = spinner(
+        seconds[1] = timed_step(
             show_progress,
             format!("[2/3] nextpnr-ecp5 place and route, seed {seed} (10-20 min)"),
-        );
-        let r = run_tool(
-            "nextpnr-ecp5 place and route",
-            &nextpnr,
-            &args,
-            dir,
-            "nextpnr.log",
-            &[],
-        );
-        drop(pb);
-        r.map_err(|e| Fail(1, e))?;
-        seconds[1] = t.elapsed().as_secs_f64();
+            || {
+                run_tool(
+                    "nextpnr-ecp5 place and route",
+                    &nextpnr,
+                    &args,
+                    dir,
+                    "nextpnr.log",
+                    &[],
+                )
+            },
+        )?;
         let report_text = fs::read_to_string(dir.join("report.json"))
             .map_err(|e| Fail(1, format!("bitstream: nextpnr wrote no report.json: {e}")))?;
         let report_json: serde_json::Value = serde_json::from_str(&report_text)
@@ -279,19 +242,16 @@ pub fn run(
         })?;
         let (comb_used, comb_available) = comb_utilisation(&report_json);
 
-        let t = Instant::now();
-        let pb = spinner(show_progress, "[3/3] ecppack".into());
-        let r = run_tool(
-            "ecppack",
-            &ecppack,
-            &["top.config", BIT_FILE],
-            dir,
-            "ecppack.log",
-            &[],
-        );
-        drop(pb);
-        r.map_err(|e| Fail(1, e))?;
-        seconds[2] = t.elapsed().as_secs_f64();
+        seconds[2] = timed_step(show_progress, "[3/3] ecppack".into(), || {
+            run_tool(
+                "ecppack",
+                &ecppack,
+                &["top.config", BIT_FILE],
+                dir,
+                "ecppack.log",
+                &[],
+            )
+        })?;
         let bitstream_bytes = fs::metadata(dir.join(BIT_FILE))
             .map_err(|e| Fail(1, format!("bitstream: ecppack wrote no {BIT_FILE}: {e}")))?
             .len();
@@ -363,40 +323,6 @@ pub fn render_text(r: &BitstreamReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn device_flags_come_from_the_target_part() {
-        assert_eq!(
-            nextpnr_device_args("LFE5U-85F-6 CABGA381").unwrap(),
-            ["--85k", "--package", "CABGA381", "--speed", "6"]
-        );
-        assert_eq!(
-            nextpnr_device_args("LFE5UM5G-45F-8 CABGA554").unwrap(),
-            ["--um5g-45k", "--package", "CABGA554", "--speed", "8"]
-        );
-        assert_eq!(
-            nextpnr_device_args("LFE5UM-25F-7 CSFBGA285").unwrap()[0],
-            "--um-25k"
-        );
-        // The table's own part, so a typo there fails here, not after 20 min of Yosys.
-        let t = crate::targets::get("ecp5-85k").unwrap();
-        assert_eq!(
-            nextpnr_device_args(&t.part).unwrap().join(" "),
-            "--85k --package CABGA381 --speed 6"
-        );
-        for bad in [
-            "LFE5U-85F-6",
-            "LFE5U-85F CABGA381",
-            "LFE5U-100F-6 CABGA381",
-            "LFE5U-85F-9 CABGA381",
-            "LFE5UM-12F-6 CABGA381",
-            "xcu55c-fsvh2892-2L-e",
-            "LFE5U-85F-6 CABGA381 extra",
-        ] {
-            let e = nextpnr_device_args(bad).unwrap_err();
-            assert!(e.contains(bad), "{bad}: {e}");
-        }
-    }
 
     #[test]
     fn script_reads_the_ip_then_the_demo_and_synthesises_the_top() {

@@ -29,7 +29,6 @@ pub const CLOCK_PORT: &str = "clock";
 /// The part nextpnr places on. The 85k is the largest ECP5, so sizing never fails for lack of
 /// cells; speed grade 6 is the slowest (and most common) grade, so the Fmax is conservative.
 pub const DEVICE: &str = "LFE5U-85F-6 CABGA381";
-const NEXTPNR_DEVICE_ARGS: [&str; 5] = ["--85k", "--package", "CABGA381", "--speed", "6"];
 
 /// User I/O pins of the LFE5U-85F in CABGA381; only matters when `--out-of-context` is missing.
 const PACKAGE_USER_IO: u64 = 205;
@@ -785,18 +784,7 @@ fn run_yosys(
         )
     })?;
     let (json, stat) = ("synth.json", "stat.txt");
-    let files: Vec<String> = sources.iter().map(|s| quote_ys(s)).collect();
-    // synth_ecp5 keeps the `keep_hierarchy` modules (the replicated flops, see
-    // mrc_hdl::emit) whole so they are not merged; dropping the attribute and flattening
-    // after it gives nextpnr and `stat` one flat netlist without re-merging them (no
-    // opt_merge runs after).
-    let script = format!(
-        "read_verilog -D{ECP5_DSP_DEFINE} {}\nsynth_ecp5 -top {top}\n\
-         setattr -mod -unset keep_hierarchy\nflatten\nwrite_json {}\ntee -o {} stat\n",
-        files.join(" "),
-        quote_ys(json),
-        quote_ys(stat)
-    );
+    let script = ecp5_synth_script(sources, top, json, stat);
     let step = format!("yosys synthesis ({label})");
     let fail = |e: String| {
         let reason = first_error_line(&e);
@@ -827,6 +815,65 @@ fn run_yosys(
         version: format!("{label}: {version}"),
         exe: exe.to_path_buf(),
     })
+}
+
+/// The Yosys script of every ECP5 synthesis here (`mrcgen synth`, `mrcgen bitstream`):
+/// `sources` read with the DSP define, `top` through synth_ecp5, one flat netlist to `json`
+/// and the cell statistics to `stat`.
+pub(crate) fn ecp5_synth_script(sources: &[String], top: &str, json: &str, stat: &str) -> String {
+    let files: Vec<String> = sources.iter().map(|s| quote_ys(s)).collect();
+    // synth_ecp5 keeps the `keep_hierarchy` modules (the replicated flops, see
+    // mrc_hdl::emit) whole so they are not merged; dropping the attribute and flattening
+    // after it gives nextpnr and `stat` one flat netlist without re-merging them (no
+    // opt_merge runs after).
+    format!(
+        "read_verilog -D{ECP5_DSP_DEFINE} {}\nsynth_ecp5 -top {top}\n\
+         setattr -mod -unset keep_hierarchy\nflatten\nwrite_json {}\ntee -o {} stat\n",
+        files.join(" "),
+        quote_ys(json),
+        quote_ys(stat)
+    )
+}
+
+/// nextpnr-ecp5's device flags for a part as the target table spells it
+/// (`LFE5U-85F-6 CABGA381` → `--85k --package CABGA381 --speed 6`).
+pub fn nextpnr_device_args(part: &str) -> Result<Vec<String>, String> {
+    let bad = || {
+        format!(
+            "part `{part}`: expected `LFE5U[M|M5G]-<25|45|85>F-<6|7|8> <package>` \
+             (e.g. `LFE5U-85F-6 CABGA381`)"
+        )
+    };
+    let mut words = part.split_whitespace();
+    let (Some(device), Some(package), None) = (words.next(), words.next(), words.next()) else {
+        return Err(bad());
+    };
+    let mut fields = device.split('-');
+    let (Some(family), Some(size), Some(speed), None) =
+        (fields.next(), fields.next(), fields.next(), fields.next())
+    else {
+        return Err(bad());
+    };
+    let prefix = match family {
+        "LFE5U" => "",
+        "LFE5UM" => "um-",
+        "LFE5UM5G" => "um5g-",
+        _ => return Err(bad()),
+    };
+    let size = size.strip_suffix('F').ok_or_else(bad)?;
+    if !["12", "25", "45", "85"].contains(&size) || (size == "12" && !prefix.is_empty()) {
+        return Err(bad());
+    }
+    if !["6", "7", "8"].contains(&speed) {
+        return Err(bad());
+    }
+    Ok(vec![
+        format!("--{prefix}{size}k"),
+        "--package".into(),
+        package.into(),
+        "--speed".into(),
+        speed.into(),
+    ])
 }
 
 /// Longest combinational chain via `ltp` on the synthesised netlist.
@@ -879,7 +926,8 @@ fn run_nextpnr(
     let (log, report) = (log.as_str(), report.as_str());
     let freq = clock_mhz.to_string();
     let seed_arg = seed.to_string();
-    let mut args: Vec<&str> = NEXTPNR_DEVICE_ARGS.to_vec();
+    let device = nextpnr_device_args(DEVICE)?;
+    let mut args: Vec<&str> = device.iter().map(String::as_str).collect();
     args.extend([
         "--json",
         "synth.json",
@@ -1251,6 +1299,45 @@ fn remove_stale(dir: &Path, files: &[&str]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn device_flags_come_from_the_target_part() {
+        assert_eq!(
+            nextpnr_device_args("LFE5U-85F-6 CABGA381").unwrap(),
+            ["--85k", "--package", "CABGA381", "--speed", "6"]
+        );
+        assert_eq!(
+            nextpnr_device_args("LFE5UM5G-45F-8 CABGA554").unwrap(),
+            ["--um5g-45k", "--package", "CABGA554", "--speed", "8"]
+        );
+        assert_eq!(
+            nextpnr_device_args("LFE5UM-25F-7 CSFBGA285").unwrap()[0],
+            "--um-25k"
+        );
+        // The device `mrcgen synth` measures on: the flags it always passed.
+        assert_eq!(
+            nextpnr_device_args(DEVICE).unwrap().join(" "),
+            "--85k --package CABGA381 --speed 6"
+        );
+        // The table's own part, so a typo there fails here, not after 20 min of Yosys.
+        let t = crate::targets::get("ecp5-85k").unwrap();
+        assert_eq!(
+            nextpnr_device_args(&t.part).unwrap().join(" "),
+            "--85k --package CABGA381 --speed 6"
+        );
+        for bad in [
+            "LFE5U-85F-6",
+            "LFE5U-85F CABGA381",
+            "LFE5U-100F-6 CABGA381",
+            "LFE5U-85F-9 CABGA381",
+            "LFE5UM-12F-6 CABGA381",
+            "xcu55c-fsvh2892-2L-e",
+            "LFE5U-85F-6 CABGA381 extra",
+        ] {
+            let e = nextpnr_device_args(bad).unwrap_err();
+            assert!(e.contains(bad), "{bad}: {e}");
+        }
+    }
 
     /// The shape rust-hdl emits: non-ANSI header, `$` submodules sharing the name prefix.
     const RUST_HDL: &str = "
