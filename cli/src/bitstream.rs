@@ -13,7 +13,7 @@
 //! the measurement); the command then exits 1.
 
 use crate::synth::{
-    self, find_on_path, nextpnr_device_args, nextpnr_version, parse_stat, report_critical_path,
+    self, find_on_path, nextpnr_device_args, nextpnr_label, parse_stat, report_critical_path,
     report_fmax, run_tool, tool_version, CellCounts, CriticalPath,
 };
 use crate::targets::{Flow, Target};
@@ -216,6 +216,8 @@ pub fn run(
             // Missing the constraint is a measurement: report it, write the bitstream.
             args.push("--timing-allow-fail");
         }
+        let placer = synth::nextpnr_placer_args(&nextpnr_help);
+        args.extend(placer.iter().map(String::as_str));
         seconds[1] = timed_step(
             show_progress,
             format!("[2/3] nextpnr-ecp5 place and route, seed {seed} (10-20 min)"),
@@ -262,7 +264,7 @@ pub fn run(
             top: demo_top::TOP_MODULE.into(),
             seed,
             yosys: yosys_version.clone(),
-            nextpnr: nextpnr_version(&nextpnr_help),
+            nextpnr: nextpnr_label(&nextpnr_help),
             lut4: cells.lut4,
             ff: cells.ff,
             bram: cells.bram,

@@ -835,6 +835,26 @@ pub(crate) fn ecp5_synth_script(sources: &[String], top: &str, json: &str, stat:
     )
 }
 
+/// HeAP's timing weight for every ECP5 place and route here (`mrcgen synth`, `mrcgen
+/// bitstream`): the placer multiplies a net's pull by `1 + weight * criticality^2`, and
+/// nextpnr's default is 10. On the same netlists at seeds 1 / 2 / 3, 100 moved the scoreboard
+/// from 102.0 / 107.5 / 106.2 to 114.3 / 108.3 / 107.8 MHz, `mrc_core` from 107.5 / 96.9 /
+/// 99.4 to 106.0 / 105.2 / 109.2 and the tracker from 128.2 / 133.9 / 128.7 to 132.2 / 136.4
+/// / 133.5 (README); 30 was between, 300 lower again (101.4 at the scoreboard's seed 1).
+pub(crate) const PLACER_TIMING_WEIGHT: u32 = 100;
+
+/// The placer flags every ECP5 run here passes, where this nextpnr (its `--help`) has them.
+pub(crate) fn nextpnr_placer_args(help: &str) -> Vec<String> {
+    if help.contains("--placer-heap-timingweight") {
+        vec![
+            "--placer-heap-timingweight".into(),
+            PLACER_TIMING_WEIGHT.to_string(),
+        ]
+    } else {
+        Vec::new()
+    }
+}
+
 /// nextpnr-ecp5's device flags for a part as the target table spells it
 /// (`LFE5U-85F-6 CABGA381` → `--85k --package CABGA381 --speed 6`).
 pub fn nextpnr_device_args(part: &str) -> Result<Vec<String>, String> {
@@ -921,7 +941,7 @@ fn run_nextpnr(
     // One `--help` gives both the version and the flags this build supports.
     let help = capture(&exe, &["--help"])
         .map_err(|e| format!("synth step `nextpnr --help` failed: {e}\n{INSTALL_NEXTPNR}"))?;
-    let version = nextpnr_version(&help);
+    let version = nextpnr_label(&help);
     let (log, report) = nextpnr_files(seed, first);
     let (log, report) = (log.as_str(), report.as_str());
     let freq = clock_mhz.to_string();
@@ -954,6 +974,8 @@ fn run_nextpnr(
         // Missing the target is a measurement, not a failure.
         args.push("--timing-allow-fail");
     }
+    let placer = nextpnr_placer_args(&help);
+    args.extend(placer.iter().map(String::as_str));
     remove_stale(work, &[report]);
     let step = format!("nextpnr-ecp5 place and route (seed {seed})");
     let step = step.as_str();
@@ -1001,6 +1023,17 @@ fn absolute_source(work: &Path, src: &str) -> String {
         Ok(abs) if Path::new(path).is_relative() => format!("{}:{loc}", abs.display()),
         _ => src.to_string(),
     }
+}
+
+/// The version and the flags that change placement, as reports name the tool:
+/// `nextpnr-0.11.1 --placer-heap-timingweight 100`.
+pub(crate) fn nextpnr_label(help: &str) -> String {
+    let mut label = nextpnr_version(help);
+    for flag in nextpnr_placer_args(help) {
+        label.push(' ');
+        label.push_str(&flag);
+    }
+    label
 }
 
 pub(crate) fn nextpnr_version(help: &str) -> String {
@@ -1683,6 +1716,23 @@ Warning: Max frequency for clock 'clock': 52.16 MHz (FAIL at 100.00 MHz)
             "Yosys 0.23 (git sha1 7ce5011c24b)"
         );
         assert_eq!(short_version("Yosys 0.9"), "Yosys 0.9");
+    }
+
+    #[test]
+    fn passes_the_placer_timing_weight_only_where_nextpnr_has_the_flag() {
+        let with = "nextpnr -- Next Generation Place and Route (Version nextpnr-0.11.1)\n  \
+                    --placer-heap-timingweight arg   placer heap timing weight (int, default: 10)\n";
+        let without = "nextpnr -- Next Generation Place and Route (Version nextpnr-0.2)\n";
+        assert_eq!(
+            nextpnr_placer_args(with),
+            ["--placer-heap-timingweight", "100"]
+        );
+        assert_eq!(
+            nextpnr_label(with),
+            "nextpnr-0.11.1 --placer-heap-timingweight 100"
+        );
+        assert!(nextpnr_placer_args(without).is_empty());
+        assert_eq!(nextpnr_label(without), "nextpnr-0.2");
     }
 
     #[test]
