@@ -1722,13 +1722,6 @@ impl Logic for MrcCore {
             self.l_sb.next = self.s_bytes[i].q.val();
             self.l_sr.next = self.s_rtt[i].q.val();
             self.l_se.next = self.s_ecn[i].q.val();
-            if self.l_taken.val() {
-                self.l_sv.next = false;
-                self.l_sk.next = 0.into();
-                self.l_sb.next = 0.into();
-                self.l_sr.next = 0.into();
-                self.l_se.next = false;
-            }
             // Candidates: RTO > trim NACK > ACK > TICK, the winner registered (cq_*) with the
             // count of those it beat; the slot takes it the next clock.
             self.l_c_rto.next = self.l_timeout.val() & (self.l_fb_qp.val() == self.qi8[i].val());
@@ -1778,7 +1771,9 @@ impl Logic for MrcCore {
             if self.cq_v[i].q.val() {
                 if (self.cq_k[i].q.val() == 0) & self.l_sv.val() & (self.l_sk.val() == 0) {
                     self.l_sb.next = self.l_msum.val().get_bits::<32>(0);
-                    if self.l_msum.val() > self.k_sat24.val() {
+                    // > 2^24 - 1 as an OR of the sum's top bits: a compare against the
+                    // constant is a second carry chain behind the adder's in this loop.
+                    if self.l_msum.val().get_bits::<9>(24) != 0 {
                         self.l_sb.next = self.k_sat24.val().get_bits::<32>(0);
                     }
                     self.l_se.next = self.l_se.val() | self.cq_e[i].q.val();
@@ -1794,6 +1789,24 @@ impl Logic for MrcCore {
                 } else if self.cq_k[i].q.val() != 3 {
                     self.l_dn.next = self.l_dn.val() + 1;
                 }
+            }
+            // Taken by the window, the slot is empty and last clock's candidate fills it.
+            // Selected last, so the window's ready (from its busy flop, across the die from
+            // the slot) is one mux in front of the slot's flops, not the head of the merge
+            // decode above.
+            if self.l_taken.val() {
+                self.l_sv.next = self.cq_v[i].q.val();
+                self.l_sk.next = 0.into();
+                self.l_sb.next = 0.into();
+                self.l_sr.next = 0.into();
+                self.l_se.next = false;
+                if self.cq_v[i].q.val() {
+                    self.l_sk.next = self.cq_k[i].q.val();
+                    self.l_sb.next = self.cq_b[i].q.val();
+                    self.l_sr.next = self.cq_r[i].q.val();
+                    self.l_se.next = self.cq_e[i].q.val();
+                }
+                self.l_dn.next = self.cq_dn[i].q.val();
             }
             self.dq[i].clock.next = self.clock.val();
             self.dq[i].d.next = self.l_dn.val();
