@@ -250,6 +250,13 @@ pub struct SackTxScoreboard {
     cur: DFF<Bits<8>>,
     clr_q: DFF<Bits<8>>,
     pc_q: DFF<Bits<4>>,
+    /// Copies of pc_q and of una's low 10 bits for the EV RAM's TICK read address (each
+    /// takes its register's next value, so equal every clock): both also feed ports and
+    /// the far side of the scoreboard, which pulled them 3.2 ns routes from the RAM
+    /// (mrc_core seed 3 at 15cad00: pc_q -> una + pc_q -> raddr, 9.6 ns; the scoreboard
+    /// alone at 7676d9a, seeds 1 / 2: pc_q, una -> raddr, 8.8 / 9.2 ns).
+    pc_ra_rep: DFF<Bits<4>>,
+    una_ra_rep: DFF<Bits<10>>,
     mcnt: DFF<Bits<4>>,
     s2_sack: DFF<Bit>,
     // SACK-mask bounds, decoded at S1 over 16-slot groups: for the start (una % W), the
@@ -675,6 +682,8 @@ impl SackTxScoreboard {
             cur: Default::default(),
             clr_q: Default::default(),
             pc_q: Default::default(),
+            pc_ra_rep: Default::default(),
+            una_ra_rep: Default::default(),
             mcnt: Default::default(),
             s2_sack: Default::default(),
             s2_lgt: dffs(groups),
@@ -1006,6 +1015,8 @@ impl Logic for SackTxScoreboard {
             cur,
             clr_q,
             pc_q,
+            pc_ra_rep,
+            una_ra_rep,
             mcnt,
             s2_sack,
             s2_fc,
@@ -1945,8 +1956,8 @@ impl Logic for SackTxScoreboard {
         // S0: the EV RAM read for the op's S1 (TICK: the head, at una as S1 will see it,
         // una + pc_q; otherwise psn % W), and the two writes it cannot see (see S1).
         if self.i_op.q.val() == 4 {
-            self.raddr.next = (bit_cast::<10, 24>(self.r_una.q.val())
-                + bit_cast::<10, 4>(self.pc_q.q.val()))
+            self.raddr.next = (self.una_ra_rep.q.val()
+                + bit_cast::<10, 4>(self.pc_ra_rep.q.val()))
                 & self.wm.val();
         } else {
             self.raddr.next = bit_cast::<10, 24>(self.i_psn.q.val()) & self.wm.val();
@@ -2286,6 +2297,9 @@ impl Logic for SackTxScoreboard {
             self.ctl_rep[g].clock.next = self.clock.val();
             self.ctl_rep[g].d.next = self.l_ctl.val();
         }
+        // After every write of pc_q's and una's next values, the reset's included.
+        self.pc_ra_rep.d.next = self.pc_q.d.val();
+        self.una_ra_rep.d.next = self.r_una.d.val().get_bits::<10>(0);
 
         self.una.next = self.r_una.q.val();
         self.una_adv.next = self.pc_q.q.val();
