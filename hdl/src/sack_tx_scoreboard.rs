@@ -1956,8 +1956,7 @@ impl Logic for SackTxScoreboard {
         // S0: the EV RAM read for the op's S1 (TICK: the head, at una as S1 will see it,
         // una + pc_q; otherwise psn % W), and the two writes it cannot see (see S1).
         if self.i_op.q.val() == 4 {
-            self.raddr.next = (self.una_ra_rep.q.val()
-                + bit_cast::<10, 4>(self.pc_ra_rep.q.val()))
+            self.raddr.next = (self.una_ra_rep.q.val() + bit_cast::<10, 4>(self.pc_ra_rep.q.val()))
                 & self.wm.val();
         } else {
             self.raddr.next = bit_cast::<10, 24>(self.i_psn.q.val()) & self.wm.val();
