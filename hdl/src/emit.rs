@@ -104,7 +104,7 @@ mod tests {
     }
 
     #[test]
-    fn the_scoreboard_keeps_one_control_copy_per_group() {
+    fn the_scoreboard_keeps_one_control_copy_per_group_and_its_ram_address_copies() {
         let cfg = NicConfig::default();
         let v = emit_module("sack_tx_scoreboard", &cfg).unwrap().verilog;
         let groups = cfg.sack_window_bits as usize / 16;
@@ -113,6 +113,11 @@ mod tests {
                 format!("(* keep_hierarchy = \"yes\" *)\nmodule sack_tx_scoreboard$ctl_rep${g}(");
             assert!(v.contains(&m), "{m}");
         }
-        assert_eq!(v.matches("keep_hierarchy").count(), groups);
+        // ... and the EV RAM's TICK-address copies of pc_q and una, nothing else.
+        for rep in ["pc_ra_rep", "una_ra_rep"] {
+            let m = format!("(* keep_hierarchy = \"yes\" *)\nmodule sack_tx_scoreboard${rep}(");
+            assert!(v.contains(&m), "{m}");
+        }
+        assert_eq!(v.matches("keep_hierarchy").count(), groups + 2);
     }
 }
