@@ -492,7 +492,6 @@ pub struct MrcCore {
     l_c_ack: Signal<Local, Bit>,
     l_free: Signal<Local, Bit>,
     l_msum: Signal<Local, Bits<33>>,
-    l_sb0: Signal<Local, Bits<32>>,
     l_sqe: Signal<Local, Bit>,
     l_sq_rst: Signal<Local, Bit>,
     l_sq_sum: Signal<Local, Bits<33>>,
@@ -978,7 +977,6 @@ impl MrcCore {
             l_c_ack: Default::default(),
             l_free: Default::default(),
             l_msum: Default::default(),
-            l_sb0: Default::default(),
             l_sqe: Default::default(),
             l_sq_rst: Default::default(),
             l_sq_sum: Default::default(),
@@ -1762,12 +1760,12 @@ impl Logic for MrcCore {
             // non-TICK that fits nowhere is dropped (one more in dq).
             self.l_dn.next = self.cq_dn[i].q.val();
             self.l_free.next = !self.l_sv.val() | (self.l_sk.val() == 3);
-            // A merge only happens into a slot the window did not take this cycle, so the
-            // sum reads the slot's register: the window's ready is off the adder.
-            self.l_sb0.next = self.s_bytes[i].q.val();
+            // A merge only happens into a slot the window did not take this cycle (taken
+            // selects last, below), so the sum reads l_sb while it is still the slot's
+            // register: the window's ready is off the adder.
             self.l_x32.next = self.cq_b[i].q.val();
             self.l_msum.next =
-                bit_cast::<33, 32>(self.l_sb0.val()) + bit_cast::<33, 32>(self.l_x32.val());
+                bit_cast::<33, 32>(self.l_sb.val()) + bit_cast::<33, 32>(self.l_x32.val());
             if self.cq_v[i].q.val() {
                 if (self.cq_k[i].q.val() == 0) & self.l_sv.val() & (self.l_sk.val() == 0) {
                     self.l_sb.next = self.l_msum.val().get_bits::<32>(0);
