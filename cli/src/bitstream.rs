@@ -216,7 +216,7 @@ pub fn run(
             // Missing the constraint is a measurement: report it, write the bitstream.
             args.push("--timing-allow-fail");
         }
-        let placer = synth::nextpnr_placer_args(&nextpnr_help);
+        let placer = synth::nextpnr_placer_args(&nextpnr_help, synth::PLACER_TIMING_WEIGHT);
         args.extend(placer.iter().map(String::as_str));
         seconds[1] = timed_step(
             show_progress,
@@ -264,7 +264,7 @@ pub fn run(
             top: demo_top::TOP_MODULE.into(),
             seed,
             yosys: yosys_version.clone(),
-            nextpnr: nextpnr_label(&nextpnr_help),
+            nextpnr: nextpnr_label(&nextpnr_help, synth::PLACER_TIMING_WEIGHT),
             lut4: cells.lut4,
             ff: cells.ff,
             bram: cells.bram,

