@@ -169,6 +169,10 @@ enum Cmd {
         /// MHz at seeds 1 / 2 / 3 against 128.0 / 131.3 / 119.2). Compare designs at one weight.
         #[arg(long, value_name = "N", default_value_t = synth::PLACER_TIMING_WEIGHT)]
         placer_timing_weight: u32,
+        /// Place-and-route runs at once over --seeds (each nextpnr run uses one core and up
+        /// to a few GB for mrc_core); the machine's cores when omitted.
+        #[arg(long, value_name = "N")]
+        jobs: Option<usize>,
     },
     /// The ECP5 board flow end to end: the IP and its demo top (`mrc_nic_demo_top`: mrc_core
     /// sending to itself behind the target's PLL) through Yosys, nextpnr-ecp5 with the target's
@@ -562,8 +566,10 @@ fn run(cli: Cli) -> Result<(), Fail> {
             work,
             seeds,
             placer_timing_weight,
+            jobs,
         } => {
             synth::check_seeds(&seeds).map_err(|e| Fail(2, e))?;
+            let jobs = jobs.unwrap_or_else(synth::default_jobs);
             if all {
                 if config.config.is_some() {
                     return Err(Fail(
@@ -586,12 +592,21 @@ fn run(cli: Cli) -> Result<(), Fail> {
                     json,
                     &seeds,
                     placer_timing_weight,
+                    jobs,
                 );
             }
             let cfg = load_config(&config)?;
             let module = module.expect("clap requires it without --all");
             check_module(&module)?;
-            synth_cmd(&cfg, &module, json, &work, &seeds, placer_timing_weight)
+            synth_cmd(
+                &cfg,
+                &module,
+                json,
+                &work,
+                &seeds,
+                placer_timing_weight,
+                jobs,
+            )
         }
         Cmd::Loss {
             config,
@@ -791,6 +806,7 @@ fn synth_cmd(
     work: &Path,
     seeds: &[u32],
     placer_timing_weight: u32,
+    jobs: usize,
 ) -> Result<(), Fail> {
     let (v, _) = mrc_cosim::modules::emit_sources(module, cfg)?;
     let req = synth::SynthRequest {
@@ -800,6 +816,7 @@ fn synth_cmd(
         work_dir: work.join(module),
         seeds: seeds.to_vec(),
         placer_timing_weight,
+        jobs,
     };
     if !json {
         eprintln!("synthesising {module} (Yosys + nextpnr-ecp5; minutes) ...");

@@ -42,6 +42,7 @@ pub fn synth_all(
     json: bool,
     seeds: &[u32],
     placer_timing_weight: u32,
+    jobs: usize,
 ) -> Result<(), Fail> {
     let configs = configs();
     let total = modules.len() * configs.len();
@@ -56,7 +57,7 @@ pub fn synth_all(
             }
             let t0 = Instant::now();
             let dir = work.join(name).join(m);
-            let result = synth_one(m, cfg, &dir, seeds, placer_timing_weight);
+            let result = synth_one(m, cfg, &dir, seeds, placer_timing_weight, jobs);
             let seconds = t0.elapsed().as_secs_f64();
             let (report, error) = match result {
                 Ok(r) => (Some(r), None),
@@ -111,6 +112,7 @@ fn synth_one(
     work: &Path,
     seeds: &[u32],
     placer_timing_weight: u32,
+    jobs: usize,
 ) -> Result<SynthReport, String> {
     let (v, _) = mrc_cosim::modules::emit_sources(module, cfg).map_err(|e| e.to_string())?;
     run_synth(&SynthRequest {
@@ -120,6 +122,7 @@ fn synth_one(
         work_dir: work.to_path_buf(),
         seeds: seeds.to_vec(),
         placer_timing_weight,
+        jobs,
     })
 }
 
