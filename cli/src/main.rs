@@ -19,6 +19,7 @@ mod netsim;
 mod nscc;
 mod outdir;
 mod package;
+mod parallel;
 mod regs;
 mod synth;
 mod synth_report;
@@ -569,7 +570,7 @@ fn run(cli: Cli) -> Result<(), Fail> {
             jobs,
         } => {
             synth::check_seeds(&seeds).map_err(|e| Fail(2, e))?;
-            let jobs = jobs.unwrap_or_else(synth::default_jobs);
+            let jobs = jobs.unwrap_or_else(parallel::default_jobs);
             if all {
                 if config.config.is_some() {
                     return Err(Fail(

@@ -3,6 +3,7 @@
 //! plots.
 
 use crate::outdir::write_atomically;
+use crate::parallel::{default_jobs, map_parallel};
 use crate::Fail;
 use mrc_model::netsim::report::{self, Recovery};
 use mrc_model::netsim::results::RunResult;
@@ -14,8 +15,6 @@ use serde::Serialize;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 const MARKER: &str = ".mrcgen-netsim";
@@ -77,78 +76,60 @@ pub fn run_scenario(
     if !progress {
         multi.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
-    let next = AtomicUsize::new(0);
-    let out: Mutex<Vec<Option<Run>>> = Mutex::new(vec![None; work.len()]);
     let first_fault_us = base.faults.first().map(|f| f.at as f64 / US as f64);
     let victim = (s.traffic.pattern == "incast" && s.traffic.victim_bytes.unwrap_or(0) > 0)
         .then(|| base.flows.len() as u32 - 1);
     let line = s.nic_gbps();
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.max(1).min(work.len()) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some((tname, seed)) = work.get(i) else {
-                    break;
-                };
-                let choice = TransportChoice::parse(tname).expect("checked above");
-                let mut s2 = s.clone();
-                s2.seed = *seed;
-                let nic = s2
-                    .nic_config_for(choice)
-                    .expect("checked with the scenario");
-                let transport = mrc_model::transport::make(choice, &nic);
-                let mut cfg = s2
-                    .sim_config_for(choice)
-                    .expect("checked with the scenario");
-                cfg.seed = *seed;
-                let stop = cfg.stop_at;
-                let flows = cfg.flows.len();
-                let pb = multi.add(indicatif::ProgressBar::new(stop / 1000));
-                pb.set_style(
-                    indicatif::ProgressStyle::with_template(
-                        "{prefix:>16} [{elapsed_precise}] {bar:30} {pos}/{len} ns simulated  {msg}",
-                    )
-                    .expect("static template"),
-                );
-                pb.set_prefix(format!("{tname} s{seed}"));
-                let t0 = Instant::now();
-                let mut sim = Sim::new(cfg, transport.as_ref());
-                let mut last = Instant::now();
-                let r = sim.run(&mut |now: Ps, _stop: Ps, done: usize| {
-                    if last.elapsed().as_millis() >= 100 {
-                        last = Instant::now();
-                        pb.set_position(now / 1000);
-                        pb.set_message(format!("{done}/{flows} flows done"));
-                    }
-                });
-                let wall = t0.elapsed().as_secs_f64();
-                pb.finish_and_clear();
-                let hit = report::hit_by_link_faults(&r);
-                let run = Run {
-                    transport: tname.clone(),
-                    seed: *seed,
-                    wall_s: wall,
-                    events_per_s: r.events as f64 / wall.max(1e-9),
-                    hops_per_s: r.packet_hops as f64 / wall.max(1e-9),
-                    recovery: first_fault_us
-                        .and_then(|at| report::recovery(&r.series, at, 100.0, 0.95)),
-                    hit_flows: hit.len(),
-                    hit_recovery: first_fault_us
-                        .and_then(|at| report::recovery_of(&r, &hit, at, 100.0, 0.95)),
-                    victim_gbps: victim.and_then(|v| report::flow_gbps(&r, v)),
-                    flow_rate_fraction: report::mean_flow_gbps(&r) / line,
-                    result: r,
-                };
-                out.lock().unwrap()[i] = Some(run);
-            });
+    Ok(map_parallel(&work, jobs, |_, (tname, seed)| {
+        let choice = TransportChoice::parse(tname).expect("checked above");
+        let mut s2 = s.clone();
+        s2.seed = *seed;
+        let nic = s2
+            .nic_config_for(choice)
+            .expect("checked with the scenario");
+        let transport = mrc_model::transport::make(choice, &nic);
+        let mut cfg = s2
+            .sim_config_for(choice)
+            .expect("checked with the scenario");
+        cfg.seed = *seed;
+        let stop = cfg.stop_at;
+        let flows = cfg.flows.len();
+        let pb = multi.add(indicatif::ProgressBar::new(stop / 1000));
+        pb.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{prefix:>16} [{elapsed_precise}] {bar:30} {pos}/{len} ns simulated  {msg}",
+            )
+            .expect("static template"),
+        );
+        pb.set_prefix(format!("{tname} s{seed}"));
+        let t0 = Instant::now();
+        let mut sim = Sim::new(cfg, transport.as_ref());
+        let mut last = Instant::now();
+        let r = sim.run(&mut |now: Ps, _stop: Ps, done: usize| {
+            if last.elapsed().as_millis() >= 100 {
+                last = Instant::now();
+                pb.set_position(now / 1000);
+                pb.set_message(format!("{done}/{flows} flows done"));
+            }
+        });
+        let wall = t0.elapsed().as_secs_f64();
+        pb.finish_and_clear();
+        let hit = report::hit_by_link_faults(&r);
+        Run {
+            transport: tname.clone(),
+            seed: *seed,
+            wall_s: wall,
+            events_per_s: r.events as f64 / wall.max(1e-9),
+            hops_per_s: r.packet_hops as f64 / wall.max(1e-9),
+            recovery: first_fault_us.and_then(|at| report::recovery(&r.series, at, 100.0, 0.95)),
+            hit_flows: hit.len(),
+            hit_recovery: first_fault_us
+                .and_then(|at| report::recovery_of(&r, &hit, at, 100.0, 0.95)),
+            victim_gbps: victim.and_then(|v| report::flow_gbps(&r, v)),
+            flow_rate_fraction: report::mean_flow_gbps(&r) / line,
+            result: r,
         }
-    });
-    Ok(out
-        .into_inner()
-        .unwrap()
-        .into_iter()
-        .map(|r| r.expect("every run finished"))
-        .collect())
+    }))
 }
 
 /// Peak resident memory of this process (Linux), MiB.
@@ -654,7 +635,7 @@ pub fn netsim_cmd(
         return Err(Fail(2, "--seeds must be at least 1".into()));
     }
     let seed_list: Vec<u64> = (0..seeds as u64).map(|i| s.seed + i).collect();
-    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let jobs = jobs.unwrap_or_else(default_jobs);
     let runs = run_scenario(&s, &ts, &seed_list, jobs, !json)?;
     let text = table(&s, &runs);
     let out_dir = out

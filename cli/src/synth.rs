@@ -17,6 +17,7 @@
 //!   Fmax is reported. Only a tool failure is an error, and its message names the step, the
 //!   command line, what to install, and the tail of the tool's log.
 
+use crate::parallel::map_parallel;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::fs;
@@ -264,24 +265,28 @@ pub fn run_synth(req: &SynthRequest) -> Result<SynthReport, String> {
     // wrote the netlist (0.23 cannot read the `$buf` cells in a 0.70 JSON).
     let logic_depth = run_ltp(&synth.exe, &work, &wrap_name).ok();
 
-    let w = req.placer_timing_weight;
     // Every seed places the same netlist into its own log and report, so the runs are
-    // independent; the first seed's names the plain files and gives the report's path.
-    let mut runs = map_parallel(&req.seeds, req.jobs, |i, &seed| {
+    // independent. The first seed's run writes the plain file names and gives the report's
+    // critical path; the first failure in seed order is the error.
+    let w = req.placer_timing_weight;
+    let runs = map_parallel(&req.seeds, req.jobs, |i, &seed| {
         run_nextpnr(&work, req.clock_mhz, &ports, seed, i == 0, w)
     })
-    .into_iter();
-    let timing = runs.next().expect("check_seeds: at least one seed")?;
-    let mut fmax_by_seed = vec![SeedFmax {
-        seed: req.seeds[0],
-        fmax_mhz: timing.fmax_mhz,
-    }];
-    for (&seed, t) in req.seeds[1..].iter().zip(runs) {
-        fmax_by_seed.push(SeedFmax {
+    .into_iter()
+    .collect::<Result<Vec<Timing>, String>>()?;
+    let fmax_by_seed: Vec<SeedFmax> = req
+        .seeds
+        .iter()
+        .zip(&runs)
+        .map(|(&seed, t)| SeedFmax {
             seed,
-            fmax_mhz: t?.fmax_mhz,
-        });
-    }
+            fmax_mhz: t.fmax_mhz,
+        })
+        .collect();
+    let timing = runs
+        .into_iter()
+        .next()
+        .expect("check_seeds: at least one seed");
 
     Ok(SynthReport {
         module: req.module.clone(),
@@ -844,40 +849,6 @@ pub(crate) fn ecp5_synth_script(sources: &[String], top: &str, json: &str, stat:
         quote_ys(json),
         quote_ys(stat)
     )
-}
-
-/// `f` over `items` on up to `jobs` threads, results in the items' order.
-pub(crate) fn map_parallel<T: Sync, R: Send>(
-    items: &[T],
-    jobs: usize,
-    f: impl Fn(usize, &T) -> R + Sync,
-) -> Vec<R> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Mutex;
-    let next = AtomicUsize::new(0);
-    let out: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, items.len().max(1)) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some(item) = items.get(i) else {
-                    break;
-                };
-                let r = f(i, item);
-                out.lock().expect("no panics while held")[i] = Some(r);
-            });
-        }
-    });
-    out.into_inner()
-        .expect("no panics while held")
-        .into_iter()
-        .map(|r| r.expect("every index ran"))
-        .collect()
-}
-
-/// The default for `--jobs`: the machine's cores.
-pub fn default_jobs() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// HeAP's timing weight for every ECP5 place and route here (`mrcgen synth`, `mrcgen
@@ -1764,21 +1735,6 @@ Warning: Max frequency for clock 'clock': 52.16 MHz (FAIL at 100.00 MHz)
             "Yosys 0.23 (git sha1 7ce5011c24b)"
         );
         assert_eq!(short_version("Yosys 0.9"), "Yosys 0.9");
-    }
-
-    #[test]
-    fn map_parallel_keeps_the_order_whatever_the_job_count() {
-        let items: Vec<u32> = (0..7).collect();
-        for jobs in [0, 1, 2, 3, 16] {
-            let r = map_parallel(&items, jobs, |i, &x| {
-                // later items finish first when there are several threads
-                std::thread::sleep(std::time::Duration::from_millis(u64::from(7 - x)));
-                (i, x * 10)
-            });
-            let want: Vec<(usize, u32)> = (0..7).map(|i| (i, i as u32 * 10)).collect();
-            assert_eq!(r, want, "jobs = {jobs}");
-        }
-        assert!(map_parallel(&[] as &[u32], 2, |_, &x| x).is_empty());
     }
 
     #[test]
