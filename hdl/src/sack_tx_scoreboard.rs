@@ -98,8 +98,8 @@
 //! together, so una and the slot flags always agree. Acked is only set on outstanding slots,
 //! so the loop never passes nxt.
 //!
-//! Latencies (step indices, op at step t): flags / counters of SEND, NACK, refused ops at
-//! t+1 (`nxt`, counters in the outputs of step t+1); SACK acked flags at t+3, una from t+5
+//! Latencies (step indices, op at step t): flags of SEND, NACK, refused ops at t+1 (`nxt`
+//! in the outputs of step t+1), their counters at t+2 (every counter a clock late); SACK acked flags at t+3, una from t+5
 //! (up to 8 PSNs per clock); feedback and `acked_bytes` at t+3; `rtx_psn` about 5 cycles after
 //! the mark. The golden model is `mrc_model::sack_tx_scoreboard`.
 
@@ -348,6 +348,10 @@ pub struct SackTxScoreboard {
     c_stale_sack: DFF<Bits<32>>,
     c_bad_sack: DFF<Bits<32>>,
     c_bad_nack: DFF<Bits<32>>,
+    /// The counters' events, registered (bit i: the i-th counter above, in order): each
+    /// counter counts a clock late, so the decisions (send_new, send_rtx, fire, the refusals)
+    /// end at these 7 flops, not at 32-flop enables placed beside the adders.
+    c_ev: DFF<Bits<7>>,
     q_j: Vec<DFF<Bit>>,
     /// The S1 op's slot is in this 16-slot group.
     q_ghit: Vec<DFF<Bit>>,
@@ -761,6 +765,7 @@ impl SackTxScoreboard {
             c_stale_sack: Default::default(),
             c_bad_sack: Default::default(),
             c_bad_nack: Default::default(),
+            c_ev: Default::default(),
             q_j: dffs(16),
             q_ghit: dffs(groups),
             s2_ljeq: dffs(16),
@@ -1084,7 +1089,8 @@ impl Logic for SackTxScoreboard {
             c_bad_send,
             c_stale_sack,
             c_bad_sack,
-            c_bad_nack
+            c_bad_nack,
+            c_ev
         );
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
@@ -1848,26 +1854,44 @@ impl Logic for SackTxScoreboard {
         self.last_rb.d.next = self.l_last_rb.val();
         self.o_cs.d.next = !self.err.q.val() & self.win_ok.val();
         self.o_ap.d.next = self.pc_q.q.val();
-        // counters: the +1 is formed from the flop alone, the condition only selects
-        if self.send_new.val() {
+        // counters: each counts last clock's event (c_ev), the +1 formed from the flop alone
+        self.c_ev.d.next = bits::<7>(0);
+        self.c_ev.d.next = self.c_ev.d.val().replace_bit(0, self.send_new.val());
+        self.c_ev.d.next = self.c_ev.d.val().replace_bit(1, self.send_rtx.val());
+        self.c_ev.d.next = self.c_ev.d.val().replace_bit(2, self.fire.val());
+        self.c_ev.d.next = self.c_ev.d.val().replace_bit(
+            3,
+            self.is_send.val() & !self.send_new.val() & !self.rtx_ok.val(),
+        );
+        self.c_ev.d.next = self.c_ev.d.val().replace_bit(4, self.stale.val());
+        self.c_ev.d.next = self.c_ev.d.val().replace_bit(
+            5,
+            self.is_sack.val() & !self.sack_good.val() & !self.stale.val(),
+        );
+        self.c_ev.d.next = self
+            .c_ev
+            .d
+            .val()
+            .replace_bit(6, self.is_nack.val() & !self.nack_ok.val());
+        if self.c_ev.q.val().get_bit(0) {
             self.c_new_sends.d.next = self.c_new_sends.q.val() + 1;
         }
-        if self.send_rtx.val() {
+        if self.c_ev.q.val().get_bit(1) {
             self.c_retransmits.d.next = self.c_retransmits.q.val() + 1;
         }
-        if self.fire.val() {
+        if self.c_ev.q.val().get_bit(2) {
             self.c_timeouts.d.next = self.c_timeouts.q.val() + 1;
         }
-        if self.is_send.val() & !self.send_new.val() & !self.rtx_ok.val() {
+        if self.c_ev.q.val().get_bit(3) {
             self.c_bad_send.d.next = self.c_bad_send.q.val() + 1;
         }
-        if self.stale.val() {
+        if self.c_ev.q.val().get_bit(4) {
             self.c_stale_sack.d.next = self.c_stale_sack.q.val() + 1;
         }
-        if self.is_sack.val() & !self.sack_good.val() & !self.stale.val() {
+        if self.c_ev.q.val().get_bit(5) {
             self.c_bad_sack.d.next = self.c_bad_sack.q.val() + 1;
         }
-        if self.is_nack.val() & !self.nack_ok.val() {
+        if self.c_ev.q.val().get_bit(6) {
             self.c_bad_nack.d.next = self.c_bad_nack.q.val() + 1;
         }
 
@@ -2271,6 +2295,7 @@ impl Logic for SackTxScoreboard {
             self.c_stale_sack.d.next = bits::<32>(0);
             self.c_bad_sack.d.next = bits::<32>(0);
             self.c_bad_nack.d.next = bits::<32>(0);
+            self.c_ev.d.next = bits::<7>(0);
         }
 
         // The group copies take what their originals take, reset included, so they are

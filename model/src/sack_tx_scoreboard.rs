@@ -205,6 +205,10 @@ pub struct SackTxScoreboard {
     p3_valid: bool,
     p3_slot: usize,
     p3_c: bool,
+    /// The counters' events of the last step (new send, retransmit, timeout, refused SEND,
+    /// stale / bad SACK, bad NACK): each counter counts its event a clock late, so the
+    /// event's decision ends at one flop instead of a 32-flop enable.
+    cnt_ev: [bool; 7],
     out_regs: TxOutputs,
 }
 
@@ -287,6 +291,7 @@ impl SackTxScoreboard {
             p3_valid: false,
             p3_slot: 0,
             p3_c: false,
+            cnt_ev: [false; 7],
             out_regs: TxOutputs::default(),
         }
     }
@@ -538,13 +543,19 @@ impl SackTxScoreboard {
         o.qp_error = n_err;
         o.err_psn = n_err_psn;
         let inc = |c: &mut u32, b: bool| *c = c.wrapping_add(b as u32);
-        inc(&mut o.cnt_new_sends, send_new);
-        inc(&mut o.cnt_retransmits, send_rtx);
-        inc(&mut o.cnt_timeouts, fire);
-        inc(&mut o.cnt_bad_send, bad_send);
-        inc(&mut o.cnt_stale_sack, stale_sack);
-        inc(&mut o.cnt_bad_sack, bad_sack);
-        inc(&mut o.cnt_bad_nack, bad_nack);
+        let ev = std::mem::replace(
+            &mut self.cnt_ev,
+            [
+                send_new, send_rtx, fire, bad_send, stale_sack, bad_sack, bad_nack,
+            ],
+        );
+        inc(&mut o.cnt_new_sends, ev[0]);
+        inc(&mut o.cnt_retransmits, ev[1]);
+        inc(&mut o.cnt_timeouts, ev[2]);
+        inc(&mut o.cnt_bad_send, ev[3]);
+        inc(&mut o.cnt_stale_sack, ev[4]);
+        inc(&mut o.cnt_bad_sack, ev[5]);
+        inc(&mut o.cnt_bad_nack, ev[6]);
 
         self.una = o.una;
         self.nxt = o.nxt;
@@ -694,6 +705,7 @@ impl SackTxScoreboard {
         self.p2_valid = false;
         self.p3_valid = false;
         self.p3_c = false;
+        self.cnt_ev = [false; 7];
         self.out_regs = TxOutputs {
             una: init,
             nxt: init,
@@ -749,10 +761,14 @@ mod tests {
                 psn: (init + sent) & PSN_MASK,
                 ..base
             });
-            // the SEND of the previous step was judged at this edge
-            sent = y.cnt_new_sends;
+            // the SEND of the previous step was judged at this edge (its counter counts a
+            // clock later)
+            sent = y.nxt.wrapping_sub(init) & PSN_MASK;
         }
         assert_eq!(sent, 64, "the window holds W PSNs");
+        let y = run(&mut m, base, 4);
+        assert_eq!(y.cnt_new_sends, 64, "every new send counted");
+        assert_eq!(y.cnt_bad_send, 200 - 64, "every refused SEND counted");
         let y = run(
             &mut m,
             TxInputs {
@@ -765,6 +781,26 @@ mod tests {
         );
         assert_eq!(y.una, (init + 64) & PSN_MASK);
         assert!(y.can_send);
+    }
+
+    #[test]
+    fn a_counter_counts_its_event_a_clock_after_the_event_shows() {
+        let (mut m, base) = start(256, 7);
+        let mut ys = vec![m.step(&TxInputs {
+            op: OP_SEND,
+            psn: 7,
+            ..base
+        })];
+        ys.extend((0..6).map(|_| m.step(&base)));
+        let t_nxt = ys
+            .iter()
+            .position(|y| y.nxt == 8)
+            .expect("the SEND is taken");
+        let t_cnt = ys
+            .iter()
+            .position(|y| y.cnt_new_sends == 1)
+            .expect("and counted");
+        assert_eq!(t_cnt, t_nxt + 1);
     }
 
     #[test]

@@ -113,6 +113,8 @@ fn rto_is_linear_then_exponential_then_the_qp_errors() {
     let y = b.last;
     assert!(y.qp_error, "the QP must error after the retry limit");
     assert_eq!(y.err_psn, init);
+    // the counters count a clock after the event
+    let y = b.idle(1);
     assert_eq!(y.cnt_timeouts, u32::from(lin + back) + 1);
     assert_eq!(y.cnt_retransmits, u32::from(lin + back));
     // interval k (ticks from the (re)send to its timeout): 2^exp while head_tmo <= lin, then
@@ -426,9 +428,11 @@ fn head_retransmit_as_una_moves_gets_the_cleared_backoff() {
         // outputs after the I, S0 and S1 edges of the SEND
         let y_i = b.send(101, 3);
         let y_s0 = b.idle(1);
-        let y_s1 = b.idle(1);
+        b.idle(1);
+        // counted a clock after S1
+        let y_c = b.idle(1);
         assert_eq!(
-            y_s1.cnt_retransmits,
+            y_c.cnt_retransmits,
             before + 1,
             "d = {d}: 101 not retransmitted"
         );

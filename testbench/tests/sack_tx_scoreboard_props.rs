@@ -56,9 +56,9 @@ fn check(seq: &[TxInputs], out: &[TxOutputs]) -> Result<(), String> {
             next_sack = 0;
             continue;
         }
-        // judge this step's op by the counters two steps later (S1)
-        if t + 2 < out.len() && !seq[t + 1].rst && !seq[t + 2].rst {
-            let (a, b) = (&out[t + 1], &out[t + 2]);
+        // judge this step's op by its counters three steps later (S1, counted a clock late)
+        if t + 3 < out.len() && !seq[t + 1..=t + 3].iter().any(|s| s.rst) {
+            let (a, b) = (&out[t + 2], &out[t + 3]);
             if x.op == OP_SEND
                 && (b.cnt_new_sends != a.cnt_new_sends || b.cnt_retransmits != a.cnt_retransmits)
             {

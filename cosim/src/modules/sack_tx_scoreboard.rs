@@ -281,9 +281,10 @@ pub struct TxPeer {
     base: TxInputs,
     shadow: SackTxScoreboard,
     last: TxOutputs,
-    /// Ops issued and not yet judged: [last cycle's, the one before] (a SEND is judged at
-    /// S1, two edges after its inputs: the I stage, then S0).
-    prev: [Issued; 2],
+    /// Ops issued and not yet known: [last cycle's, the one before, the one before that] (a
+    /// SEND is judged at S1, two edges after its inputs: the I stage, then S0; its counter
+    /// shows it a clock later).
+    prev: [Issued; 3],
     init: u32,
     /// Packets accepted as new so far (absolute index of the next new PSN).
     sent: u64,
@@ -306,7 +307,7 @@ impl TxPeer {
             base: TxInputs::idle(cfg),
             shadow: SackTxScoreboard::new(cfg),
             last: TxOutputs::default(),
-            prev: [Issued::Other; 2],
+            prev: [Issued::Other; 3],
             init: 0,
             sent: 0,
             cum: 0,
@@ -574,8 +575,8 @@ impl TxPeer {
             }
         }
         let y = self.shadow.step(&x);
-        // The op issued two cycles ago was judged at this edge (S1): learn its fate.
-        match self.prev[1] {
+        // The op issued three cycles ago was counted at this edge (S1 + 1): learn its fate.
+        match self.prev[2] {
             Issued::New(a, ev) if y.cnt_new_sends != self.last.cnt_new_sends => {
                 self.sent = a + 1;
                 self.transmit(a, ev);
@@ -585,6 +586,7 @@ impl TxPeer {
             }
             _ => {}
         }
+        self.prev[2] = if rst { Issued::Other } else { self.prev[1] };
         self.prev[1] = if rst { Issued::Other } else { self.prev[0] };
         self.prev[0] = if rst { Issued::Other } else { issued };
         self.last = y;
