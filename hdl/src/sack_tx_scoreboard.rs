@@ -152,6 +152,8 @@ pub struct SackTxScoreboard {
     wc_m1: Constant<Bits<24>>,
     k_ones: Constant<Bits<24>>,
     k_one24: Constant<Bits<24>>,
+    /// 2W - 1: nxt - una <= W, so a cumulative ack within it fits under this mask.
+    k_cum_m: Constant<Bits<24>>,
     wc12: Constant<Bits<12>>,
     lgw: Constant<Bits<5>>,
     /// 0..max(W/8, 16): abyte, 16-slot group and in-group indices.
@@ -364,6 +366,8 @@ pub struct SackTxScoreboard {
     pg: Vec<DFF<Bit>>,
     p_oa: Vec<DFF<Bit>>,
     p_rt: Vec<DFF<Bit>>,
+    /// The op's slot is acked by the SACK apply at the S0 edge (per group, like p_oa).
+    p_sa: Vec<DFF<Bit>>,
     out_f: Vec<DFF<Bit>>,
     ack_f: Vec<DFF<Bit>>,
     rtx_f: Vec<DFF<Bit>>,
@@ -413,12 +417,16 @@ pub struct SackTxScoreboard {
     una_slot: Signal<Local, Bits<10>>,
     foa_raw: Signal<Local, Bit>,
     frt_raw: Signal<Local, Bit>,
+    sa_any: Signal<Local, Bit>,
+    /// ca's bits above 2W - 1 are zero.
+    ca_hz: Signal<Local, Bit>,
     foa: Signal<Local, Bit>,
     frt: Signal<Local, Bit>,
     hot0: Signal<Local, Bit>,
     oa_k: Signal<Local, Bit>,
     po_t: Signal<Local, Bit>,
     pr_t: Signal<Local, Bit>,
+    ps_t: Signal<Local, Bit>,
     in_win: Signal<Local, Bit>,
     win_ok: Signal<Local, Bit>,
     is_send: Signal<Local, Bit>,
@@ -603,6 +611,7 @@ impl SackTxScoreboard {
             bbc: (0..nb + 8)
                 .map(|x| Constant::new((((x + 2 * nb - 8) % nb) as u64).into()))
                 .collect(),
+            k_cum_m: Constant::new((2 * w as u64 - 1).into()),
             c8: (0..9u64).map(|j| Constant::new((8 * j).into())).collect(),
             c6: (0..8u64).map(|j| Constant::new((j * 8).into())).collect(),
             nibble: (0..16u64).map(|j| Constant::new(j.into())).collect(),
@@ -774,6 +783,7 @@ impl SackTxScoreboard {
             pg: dffs(groups),
             p_oa: dffs(groups),
             p_rt: dffs(groups),
+            p_sa: dffs(groups),
             out_f: dffs(w),
             ack_f: dffs(w),
             rtx_f: dffs(w),
@@ -815,6 +825,7 @@ impl SackTxScoreboard {
             slot: Default::default(),
             una_slot: Default::default(),
             foa_raw: Default::default(),
+            sa_any: Default::default(),
             frt_raw: Default::default(),
             foa: Default::default(),
             frt: Default::default(),
@@ -822,6 +833,8 @@ impl SackTxScoreboard {
             oa_k: Default::default(),
             po_t: Default::default(),
             pr_t: Default::default(),
+            ca_hz: Default::default(),
+            ps_t: Default::default(),
             in_win: Default::default(),
             win_ok: Default::default(),
             is_send: Default::default(),
@@ -1101,12 +1114,18 @@ impl Logic for SackTxScoreboard {
         // The op slot's flags, read at S0 per 16-slot group (p_oa: outstanding and unacked,
         // p_rt: that and marked) and corrected here for the previous op's own update of the
         // same slot and a timeout mark on it (c_*, scalar); see the S0 section.
+        // The SACK apply's ack is its own read (p_sa): the slot is one-hot, so "outstanding,
+        // unacked and not acked now" is the OR of the first less the OR of the second.
         self.foa_raw.next = false;
         self.frt_raw.next = false;
+        self.sa_any.next = false;
         for g in 0..self._groups {
             self.foa_raw.next = self.foa_raw.val() | self.p_oa[g].q.val();
             self.frt_raw.next = self.frt_raw.val() | self.p_rt[g].q.val();
+            self.sa_any.next = self.sa_any.val() | self.p_sa[g].q.val();
         }
+        self.foa_raw.next = self.foa_raw.val() & !self.sa_any.val();
+        self.frt_raw.next = self.frt_raw.val() & !self.sa_any.val();
         self.foa.next = self.foa_raw.val() | self.c_new.q.val();
         if self.c_mark.q.val() {
             self.frt.next = self.foa_raw.val();
@@ -1168,8 +1187,15 @@ impl Logic for SackTxScoreboard {
         // selects (as for send_new): it does not start the compares.
         self.off_pos.next = !self.q_off.q.val().get_bit(15) & (self.q_off.q.val() != 0);
         self.bmnz.next = self.q_bmnz.q.val();
-        self.cum_ok0.next = self.ca.val() <= self.q_no0.q.val();
-        self.cum_ok1.next = self.ca.val() <= self.q_no1.q.val();
+        // ca <= no, where no (nxt - una, for either nxt) is at most W: "ca's bits above the
+        // window's are zero and its low bits are <= no's", a zero test beside a compare of
+        // log2(W) + 1 bits instead of a 24-bit compare (ABC had made it a five-level LUT and
+        // L6MUX tree, critical at seeds 1 and 3).
+        self.ca_hz.next = (self.ca.val() & !self.k_cum_m.val()) == 0;
+        self.cum_ok0.next = self.ca_hz.val()
+            & ((self.ca.val() & self.k_cum_m.val()) <= (self.q_no0.q.val() & self.k_cum_m.val()));
+        self.cum_ok1.next = self.ca_hz.val()
+            & ((self.ca.val() & self.k_cum_m.val()) <= (self.q_no1.q.val() & self.k_cum_m.val()));
         self.bm_ok0.next = !self.bmnz.val()
             | (!self.q_room0.q.val().get_bit(23)
                 & (bit_cast::<24, 6>(self.q_t6.q.val()) < self.q_room0.q.val()));
@@ -2203,20 +2229,25 @@ impl Logic for SackTxScoreboard {
         // The S1 slot read, a cycle early: each slot's flags as this edge leaves them, apart
         // from the S1 op's and the timeout's updates (their slot is one compare away, c_*):
         // cleared by the una loop, acked by the SACK apply, or made a hole by it. ORed per
-        // 16-slot group, so S1 ORs 16 flops, not 256 slots.
+        // 16-slot group, so S1 ORs 16 flops, not 256 slots. The SACK apply's ack is read on
+        // its own (p_sa; S1 takes it off both), so s3_ackm, whose flops sit by the flags
+        // they set, meets one short OR and not the outstanding / marked terms.
         for g in 0..self._groups {
             self.p_oa[g].clock.next = self.clock.val();
             self.p_rt[g].clock.next = self.clock.val();
+            self.p_sa[g].clock.next = self.clock.val();
             self.l_cg.next = self.ctl_rep[g].q.val();
             self.po_t.next = false;
             self.pr_t.next = false;
+            self.ps_t.next = false;
             for h in 0..2 {
                 for i in 0..8 {
                     self.hot0.next = self.i_j[h * 8 + i].q.val();
                     self.oa_k.next = self.out_f[g * 16 + h * 8 + i].q.val()
                         & !self.ack_f[g * 16 + h * 8 + i].q.val()
-                        & !(self.l_cg.val().get_bit(0) & self.s3_ackm[g * 16 + h * 8 + i].q.val())
                         & !(self.cptr_q[g * 2 + h].q.val() & self.clr_q.q.val().get_bit(i));
+                    self.ps_t.next = self.ps_t.val()
+                        | (self.hot0.val() & self.s3_ackm[g * 16 + h * 8 + i].q.val());
                     self.po_t.next = self.po_t.val() | (self.hot0.val() & self.oa_k.val());
                     self.pr_t.next = self.pr_t.val()
                         | (self.hot0.val()
@@ -2229,6 +2260,10 @@ impl Logic for SackTxScoreboard {
             }
             self.p_oa[g].d.next = self.i_g[g].q.val() & self.po_t.val() & !self.rst.val();
             self.p_rt[g].d.next = self.i_g[g].q.val() & self.pr_t.val() & !self.rst.val();
+            self.p_sa[g].d.next = self.i_g[g].q.val()
+                & self.l_cg.val().get_bit(0)
+                & self.ps_t.val()
+                & !self.rst.val();
         }
         // The S1 op (the previous op) on the same slot overrides: a new SEND leaves it
         // outstanding, unacked, unmarked; a retransmit unmarks it; a NACK marks it, as does a

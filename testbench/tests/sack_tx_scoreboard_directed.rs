@@ -509,3 +509,28 @@ fn ops_are_checked_against_una_as_it_moves_at_their_s0_edge() {
         "no offset put una's advance on the NACK's S0 edge"
     );
 }
+
+/// TICKs right behind a SEND read its deadline from the RAM's bypass (the write lands after
+/// their read), and with a short RTO they can find it passed there: for rto_exp 0 to 3 and
+/// each gap between the SEND and a train of TICKs, RTL and model must time the head out on
+/// the same clock. Random traffic passed with the bypass's age test a tick early at
+/// rto_exp 2.
+#[test]
+fn a_short_rto_expires_on_the_deadline_still_in_the_ram_bypass() {
+    let cfg = NicConfig::default();
+    let mut timeouts = 0;
+    for exp in 0..=3u8 {
+        for gap in 0..3 {
+            let mut b = Bench::new(&cfg, 500, (exp, 7, 0, 0));
+            b.idle(2);
+            b.send(500, 4);
+            b.idle(gap);
+            let before = b.last.cnt_timeouts;
+            for _ in 0..12 {
+                b.tick();
+            }
+            timeouts += b.idle(4).cnt_timeouts - before;
+        }
+    }
+    assert!(timeouts > 0, "no timeout fired");
+}
