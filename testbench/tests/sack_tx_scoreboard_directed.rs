@@ -534,3 +534,32 @@ fn a_short_rto_expires_on_the_deadline_still_in_the_ram_bypass() {
     }
     assert!(timeouts > 0, "no timeout fired");
 }
+
+/// A SEND of the head whose S1 comes just after a timeout fired on it is a retransmit (the
+/// mark is patched in at S1) whose RTO is that of head_tmo + 1: S0 formed that exponent
+/// beside the kept one, and the timeout picks. Swept over the number of TICKs before the
+/// SEND, so that one of them puts its S1 on the clock after the fire; RTL and model must then
+/// time the retransmit out on the same clock. Random traffic rarely meets that clock
+/// (`rto_exp - linear + 1` registered as `rto_exp - linear` passed 200 k compare cycles).
+#[test]
+fn head_resent_just_after_its_timeout_takes_the_next_backoff() {
+    let cfg = NicConfig::default();
+    let mut retransmitted = 0;
+    for n in 0..24 {
+        // rto_exp 1, no linear retries: each timeout doubles the next RTO
+        let mut b = Bench::new(&cfg, 100, (1, 0, 8, 0));
+        b.idle(2);
+        b.send(100, 1);
+        b.idle(3);
+        for _ in 0..n {
+            b.tick();
+        }
+        let before = b.last.cnt_retransmits;
+        b.send(100, 2);
+        for _ in 0..24 {
+            b.tick();
+        }
+        retransmitted += usize::from(b.idle(4).cnt_retransmits != before);
+    }
+    assert!(retransmitted > 0, "the head was never resent");
+}
