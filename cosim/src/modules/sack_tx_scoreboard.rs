@@ -586,9 +586,11 @@ impl TxPeer {
             }
             _ => {}
         }
-        self.prev[2] = if rst { Issued::Other } else { self.prev[1] };
-        self.prev[1] = if rst { Issued::Other } else { self.prev[0] };
-        self.prev[0] = if rst { Issued::Other } else { issued };
+        self.prev = if rst {
+            [Issued::Other; 3]
+        } else {
+            [issued, self.prev[0], self.prev[1]]
+        };
         self.last = y;
         x
     }
