@@ -545,6 +545,7 @@ pub struct MrcCore {
     l_etail: Signal<Local, Bits<4>>,
     l_evq_drop: Signal<Local, Bit>,
     l_efull: Signal<Local, Bit>,
+    l_eacc: Signal<Local, Bit>,
     l_evq_head: Signal<Local, Bits<32>>,
     l_status: Signal<Local, Bits<32>>,
     l_cwnd: Signal<Local, Bits<32>>,
@@ -1030,6 +1031,7 @@ impl MrcCore {
             l_etail: Default::default(),
             l_evq_drop: Default::default(),
             l_efull: Default::default(),
+            l_eacc: Default::default(),
             l_evq_head: Default::default(),
             l_status: Default::default(),
             l_cwnd: Default::default(),
@@ -2167,33 +2169,44 @@ impl Logic for MrcCore {
             | (bit_cast::<16, 2>(self.l_want.val()) << 8)
             | (bit_cast::<16, 3>(self.l_fb_kind.val()) << 12);
         self.l_ehead.next = self.e_head.q.val();
-        self.l_ecount.next = self.e_count.q.val();
         if self.l_pop.val() {
-            self.l_ehead.next = self.l_ehead.val() + 1;
-            self.l_ecount.next = self.l_ecount.val() - 1;
+            self.l_ehead.next = self.e_head.q.val() + 1;
         }
         self.l_etail.next = self.e_head.q.val() + self.e_count.q.val().get_bits::<4>(0);
         // Full after this cycle's pop: full now (a flop) and no pop, so the drop and the
         // push's accept do not wait for the count's decrement.
         self.l_efull.next = self.e_full.q.val() & !self.l_pop.val();
         self.l_evq_drop.next = self.l_push.val() & self.l_efull.val();
+        self.l_eacc.next = self.l_push.val() & !self.l_efull.val();
         for k in 0..16 {
             self.e_ent[k].clock.next = self.clock.val();
             self.e_ent[k].d.next = self.e_ent[k].q.val();
-            if self.l_push.val() & !self.l_efull.val() & (self.l_etail.val() == self.ei[k].val()) {
+            if self.l_eacc.val() & (self.l_etail.val() == self.ei[k].val()) {
                 self.e_ent[k].d.next = self.l_ent.val();
             }
             if self.rst_g.val() {
                 self.e_ent[k].d.next = 0.into();
             }
         }
-        if self.l_push.val() & !self.l_efull.val() {
-            self.l_ecount.next = self.l_ecount.val() + 1;
+        // The count moves by one add of the registered count, selected by the pop and the
+        // accept, and full / nonzero are formed from the flops and the two strobes, not from
+        // the next count: chained, the decrement, increment and compare were the core's
+        // critical path (seed 3 at dc5cdde: e_count -> l_ecount -> e_full, 9.5 ns). The pop
+        // needs e_nz. Full stays full unless a pop comes without a push (at full the pop
+        // makes room for the push in the same clock); at 15 a push without a pop fills it.
+        self.l_ecount.next = self.e_count.q.val();
+        if self.l_eacc.val() & !self.l_pop.val() {
+            self.l_ecount.next = self.e_count.q.val() + 1;
+        }
+        if !self.l_eacc.val() & self.l_pop.val() {
+            self.l_ecount.next = self.e_count.q.val() - 1;
         }
         self.e_head.d.next = self.l_ehead.val();
         self.e_count.d.next = self.l_ecount.val();
-        self.e_full.d.next = self.l_ecount.val() == 16;
-        self.e_nz.d.next = self.l_ecount.val() != 0;
+        self.e_full.d.next = (self.e_full.q.val() & (!self.l_pop.val() | self.l_push.val()))
+            | ((self.e_count.q.val() == 15) & self.l_push.val() & !self.l_pop.val());
+        self.e_nz.d.next = self.l_eacc.val()
+            | (self.e_nz.q.val() & !(self.l_pop.val() & (self.e_count.q.val() == 1)));
 
         // ---- EV value shadow (read registered, read-first) -------------------------------
         self.shadow.read_address.next = self.l_ev_index.val();

@@ -542,6 +542,10 @@ impl MrcCore {
     pub fn window(&self) -> &NsccWindow {
         &self.cc
     }
+    /// The EV event queue's head slot and length.
+    pub fn evq_state(&self) -> (usize, usize) {
+        (self.e_head, self.e_count)
+    }
     pub fn enabled(&self, qp: usize) -> bool {
         self.glue[qp].en
     }

@@ -21,6 +21,7 @@
 //!   offered the clock before is answered, a send decided there goes out); the core is
 //!   reset at the next.
 
+use mrc_config::core::EVQ_DEPTH;
 use mrc_config::NicConfig;
 use mrc_model::mrc_core::{CoreInputs, CoreOutputs, RX_DATA, RX_NACK, RX_SACK};
 use mrc_model::mrc_csr::RESP_SLVERR;
@@ -174,17 +175,19 @@ fn transfer(
     trim: u32,
     seed: u64,
 ) -> (u64, CoreOutputs, Vec<u32>) {
-    let (t, o, d, _) = transfer_nscc(cfg, bytes, loss, trim, seed);
+    let (t, o, d, _) = transfer_nscc(cfg, bytes, loss, trim, seed, &mut |_, x| x);
     (t, o, d)
 }
 
-/// `transfer`, also reporting A's shared NSCC window.
+/// `transfer`, also reporting A's shared NSCC window; `a_inputs` may add to A's inputs each
+/// clock (it sees A before the clock).
 fn transfer_nscc(
     cfg: &NicConfig,
     bytes: u32,
     loss: u32,
     trim: u32,
     seed: u64,
+    a_inputs: &mut dyn FnMut(&CoreRig, CoreInputs) -> CoreInputs,
 ) -> (u64, CoreOutputs, Vec<u32>, WindowUse) {
     let qps = cfg.qps;
     let mut a = core(cfg);
@@ -241,6 +244,7 @@ fn transfer_nscc(
             };
         }
         let owner = a.model.window().owner();
+        let xa = a_inputs(&a, xa);
         let oa = a.step(&xa);
         let ob = b.step(&xb);
         switches += u64::from(a.model.window().owner() != owner);
@@ -382,7 +386,7 @@ fn the_shared_nscc_window_serves_every_qp() {
     let cfg = small();
     let init = mrc_config::nscc::NsccFixed::new(&cfg).init_cwnd;
     let bytes = 30 * cfg.mtu;
-    let (_, oa, _, used) = transfer_nscc(&cfg, bytes, 20, 20, 7);
+    let (_, oa, _, used) = transfer_nscc(&cfg, bytes, 20, 20, 7, &mut |_, x| x);
     assert_eq!(oa.una, vec![bytes / cfg.mtu; cfg.qps as usize]);
     eprintln!(
         "switches {}, events {:?}, cwnd {:?}",
@@ -397,6 +401,50 @@ fn the_shared_nscc_window_serves_every_qp() {
         "{:?}",
         used.cwnd
     );
+}
+
+/// The EV event queue at its depth, in a transfer whose trims push an event per NACK: A pops
+/// whenever its queue is full, so a pop and a push share a clock at full (the queue stays
+/// full) again and again, and EVQ_HEAD and EVQ_DEPTH are read on every other clock (RTL equal
+/// to the model every cycle). Random compare pops often and keeps the queue short: it passed
+/// a full flag formed as "full and no pop", which drops on exactly those clocks.
+#[test]
+fn ev_queue_pop_and_push_in_one_clock_at_full() {
+    let cfg = small();
+    let bytes = 30 * cfg.mtu;
+    let (mut prev, mut both_at_full, mut pops, mut clock) = ((0, 0), 0u32, 0u32, 0u64);
+    let mut last_pop = 0u64;
+    let mut at_full = |a: &CoreRig, mut x: CoreInputs| {
+        let (head, len) = a.model.evq_state();
+        if prev.1 == EVQ_DEPTH && len == EVQ_DEPTH && head != prev.0 {
+            both_at_full += 1;
+        }
+        prev = (head, len);
+        // One pop in flight at a time: the CSR acts on a write a few clocks after it.
+        if len == EVQ_DEPTH && clock >= last_pop + 4 {
+            x = with_write(x, addr(a, "EVQ", "EVQ_POP"), 1, 0xF);
+            last_pop = clock;
+            pops += 1;
+        }
+        x.rd_valid = true;
+        x.rd_addr = addr(
+            a,
+            "EVQ",
+            if clock % 2 == 0 {
+                "EVQ_HEAD"
+            } else {
+                "EVQ_DEPTH"
+            },
+        );
+        clock += 1;
+        x
+    };
+    let (_, oa, delivered, _) = transfer_nscc(&cfg, bytes, 0, 500, 3, &mut at_full);
+    let pkts = bytes.div_ceil(cfg.mtu);
+    assert_eq!(oa.una, vec![pkts; cfg.qps as usize]);
+    assert_eq!(delivered, vec![pkts - 1; cfg.qps as usize]);
+    eprintln!("{pops} pops at full, {both_at_full} with a push in the same clock");
+    assert!(both_at_full >= 5, "{both_at_full} pops with a push at full");
 }
 
 #[test]
