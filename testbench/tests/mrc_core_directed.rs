@@ -17,6 +17,8 @@
 //!   the send decision): the RTT sample's send time.
 //! - Retransmits waiting on two QPs with the round-robin start between them: the pick takes
 //!   the first at or after the start.
+//! - The EV event queue held full while trims push events: a pop and a push in one clock
+//!   keep it full, EVQ_HEAD and EVQ_DEPTH read every other clock.
 //! - The core's reset is registered: the edge that samples `rst` is an ordinary one (a write
 //!   offered the clock before is answered, a send decided there goes out); the core is
 //!   reset at the next.
