@@ -100,8 +100,9 @@
 //!
 //! Latencies (step indices, op at step t): flags of SEND, NACK, refused ops at t+1 (`nxt`
 //! in the outputs of step t+1), their counters at t+2 (every counter a clock late); SACK
-//! acked flags at t+3, una from t+5 (up to 8 PSNs per clock); feedback and `acked_bytes` at t+3; `rtx_psn` about 5 cycles after
-//! the mark. The golden model is `mrc_model::sack_tx_scoreboard`.
+//! acked flags at t+3, una from t+5 (up to 8 PSNs per clock); feedback and `acked_bytes` at
+//! t+3; `rtx_psn` about 5 cycles after the mark. The golden model is
+//! `mrc_model::sack_tx_scoreboard`.
 
 use mrc_config::NicConfig;
 use rust_hdl::prelude::*;
