@@ -172,6 +172,14 @@ pub struct MrcCore {
     ev_idx_rep: DFF<Bits<8>>,
     /// now_ns, a clock old: the send time of a sample started at the last edge.
     now_d: DFF<Bits<32>>,
+    /// The PSN a reset restores, every block's `init_psn`: QP_INIT_PSN as of the edge that
+    /// takes a QP_CTRL reset (nxt loads it at that edge too), 0 from the edge that samples
+    /// `rst` (the core reset restores nxt = una = 0). So a QP leaves reset with nxt, its
+    /// scoreboard's una and its tracker's cack + 1 equal even if QP_INIT_PSN is rewritten in
+    /// the reset's clock, `nxt - una` is 0 under either reset (a constant, not a subtract
+    /// from the CSR register across the die: `csr rw_q -> outs -> o_gt`, 9.2-9.9 ns), and the
+    /// blocks' reset values come from a flop beside them.
+    reset_psn: DFF<Bits<24>>,
 
     // Elaboration constants.
     k_q8: Constant<Bits<8>>,
@@ -242,10 +250,9 @@ pub struct MrcCore {
     /// outs > INFL_PKTS_CAP, formed for each of outs' next values and selected as outs is,
     /// so the inflight product starts at flops instead of behind a 13-bit OR of outs.
     o_gt: Vec<DFF<Bit>>,
-    /// The test for each next value of outs: (n)xt, (n)xt + (1), core (r)eset.
+    /// The test for each next value of outs: (n)xt, (n)xt + (1).
     l_oc_gn: Signal<Local, Bit>,
     l_oc_g1: Signal<Local, Bit>,
-    l_oc_gr: Signal<Local, Bit>,
     /// outs' differences for both una' (nxt, nxt + 1, minus una + una_adv).
     os_nxt: Vec<SubSum24>,
     os_nxt1: Vec<SubSum24>,
@@ -506,7 +513,6 @@ pub struct MrcCore {
     l_una_adv: Signal<Local, Bits<4>>,
     l_outs0: Signal<Local, Bits<24>>,
     l_outs1: Signal<Local, Bits<24>>,
-    l_outs_r: Signal<Local, Bits<24>>,
     l_outc: Signal<Local, Bits<32>>,
     l_infl_acc: Signal<Local, Bits<32>>,
     l_infl_b: Signal<Local, Bits<32>>,
@@ -755,6 +761,7 @@ impl MrcCore {
             ev_idx_ok: Default::default(),
             ev_idx_rep: Default::default(),
             now_d: Default::default(),
+            reset_psn: Default::default(),
             k_q8: c(q as u64),
             k_q16: c(q as u64),
             k_mtu: c(u64::from(cfg.mtu)),
@@ -790,7 +797,6 @@ impl MrcCore {
             o_gt: dffs(q),
             l_oc_gn: Default::default(),
             l_oc_g1: Default::default(),
-            l_oc_gr: Default::default(),
             os_nxt: (0..q).map(|_| SubSum24::default()).collect(),
             os_nxt1: (0..q).map(|_| SubSum24::default()).collect(),
             oc_step: (0..q).map(|_| OverCapStep::default()).collect(),
@@ -992,7 +998,6 @@ impl MrcCore {
             l_una_adv: Default::default(),
             l_outs0: Default::default(),
             l_outs1: Default::default(),
-            l_outs_r: Default::default(),
             l_outc: Default::default(),
             l_infl_acc: Default::default(),
             l_infl_b: Default::default(),
@@ -1097,6 +1102,7 @@ impl Logic for MrcCore {
             ev_idx_ok,
             ev_idx_rep,
             now_d,
+            reset_psn,
             preq,
             req_full,
             rr,
@@ -1353,7 +1359,7 @@ impl Logic for MrcCore {
             }
             self.sb[i].clock.next = self.clock.val();
             self.sb[i].rst.next = self.rst_sb_rep[i].q.val() | self.rq_sb_rep[i].q.val();
-            self.sb[i].init_psn.next = self.l_init_psn.val();
+            self.sb[i].init_psn.next = self.reset_psn.q.val();
             // This cycle's op (decided from registered state) goes to the scoreboard's I
             // stage, which registers it (and drops it while the QP is held in reset).
             self.sb[i].op.next = self.l_op.val();
@@ -1413,7 +1419,7 @@ impl Logic for MrcCore {
         if self.k_one_qp.val() {
             self.rx.qp_rst.next = 0.into();
         }
-        self.rx.init_psn.next = self.l_init_psn.val();
+        self.rx.init_psn.next = self.reset_psn.q.val();
         self.rx.pkt_valid.next =
             self.rs_valid.q.val() & (self.rs_kind.q.val() == 1) & self.l_rxq.val();
         self.rx.pkt_qp.next = bit_cast::<4, 8>(self.rs_qp.q.val());
@@ -1905,16 +1911,13 @@ impl Logic for MrcCore {
             self.oc_step[i].adv.next = self.l_una_adv.val();
             self.l_oc_gn.next = self.oc_step[i].stay.val();
             self.l_oc_g1.next = self.oc_step[i].send.val();
-            // Read only under the core's reset (una' = init_psn, nxt' = 0).
-            self.l_outs_r.next = bits::<24>(0) - self.l_init_psn.val();
-            // The cap is 2^11 - 1: above it is any of the top 13 bits set (an OR, not a
-            // compare).
-            self.l_oc_gr.next = self.l_outs_r.val().get_bits::<13>(11) != 0;
+            // Under either reset una' = reset_psn = nxt (see `reset_psn`; no send while the
+            // QP is reset), so nxt' - una' is 0 (1 for nxt + 1), under the cap.
             if self.rst_g.val() | self.rst_q[i].q.val() {
-                self.l_outs0.next = self.nxt[i].q.val() - self.l_init_psn.val();
-                self.l_outs1.next = self.nxt1[i].q.val() - self.l_init_psn.val();
-                self.l_oc_gn.next = self.l_outs0.val().get_bits::<13>(11) != 0;
-                self.l_oc_g1.next = self.l_outs1.val().get_bits::<13>(11) != 0;
+                self.l_outs0.next = 0.into();
+                self.l_outs1.next = 1.into();
+                self.l_oc_gn.next = false;
+                self.l_oc_g1.next = false;
             }
             if self.l_sent_new.val() {
                 self.outs[i].d.next = self.l_outs1.val();
@@ -2000,6 +2003,7 @@ impl Logic for MrcCore {
                 }
                 if self.l_ctrl_op.val() == 3 {
                     self.rst_q[i].d.next = true;
+                    self.reset_psn.d.next = self.l_init_psn.val();
                     self.nxt[i].d.next = self.l_init_psn.val();
                     self.nxt1[i].d.next = self.l_init_psn.val() + 1;
                 }
@@ -2009,8 +2013,8 @@ impl Logic for MrcCore {
                 self.rst_q[i].d.next = false;
                 self.nxt[i].d.next = 0.into();
                 self.nxt1[i].d.next = bits::<24>(1);
-                self.outs[i].d.next = self.l_outs_r.val();
-                self.o_gt[i].d.next = self.l_oc_gr.val();
+                self.outs[i].d.next = 0.into();
+                self.o_gt[i].d.next = false;
             }
             self.rq_sb_rep[i].d.next = self.rst_q[i].d.val();
             self.rq_rx_rep[i].d.next = self.rst_q[i].d.val();
@@ -2215,6 +2219,9 @@ impl Logic for MrcCore {
         self.ev_idx_ok.d.next = bit_cast::<9, 8>(self.l_ev_index.val()) < self.k_total.val();
         self.ev_idx_rep.d.next = self.l_ev_index.val();
         self.now_d.d.next = self.now_ns.val();
+        if self.rst.val() {
+            self.reset_psn.d.next = 0.into();
+        }
         self.shadow.write_enable.next =
             self.l_ev_op_stb.val() & (self.l_ev_op.val() == 3) & self.ev_idx_ok.q.val();
 

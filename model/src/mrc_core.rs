@@ -466,6 +466,11 @@ pub struct MrcCore {
     out: CoreOutputs,
     /// `rst` as sampled last clock: the reset that acts in this one.
     rst_in: bool,
+    /// The PSN a reset restores (every block's `init_psn`): QP_INIT_PSN as of the clock a
+    /// QP_CTRL reset is taken in (nxt takes it then too), 0 from the clock `rst` is sampled
+    /// in. So a QP leaves reset with nxt, una and the tracker's cack + 1 equal, even if
+    /// QP_INIT_PSN is rewritten while it is in reset.
+    reset_psn: u32,
 }
 
 fn sign24(x: u32) -> bool {
@@ -511,6 +516,7 @@ impl MrcCore {
                 ..Default::default()
             },
             rst_in: false,
+            reset_psn: 0,
         }
     }
 
@@ -564,6 +570,9 @@ impl MrcCore {
         };
         let o = self.edge(&xi);
         self.rst_in = x.rst;
+        if x.rst {
+            self.reset_psn = 0;
+        }
         o
     }
 
@@ -592,6 +601,7 @@ impl MrcCore {
         let qp_sel = rwv(rw::QP_SEL) as usize;
         let sel_ok = qp_sel < q;
         let init_psn = rwv(rw::QP_INIT_PSN) & PSN_MASK;
+        let reset_psn = self.reset_psn;
         let ev_index = rwv(rw::EV_INDEX) as u8;
         let ev_value = rwv(rw::EV_VALUE);
         let mut g = self.glue.clone();
@@ -716,7 +726,7 @@ impl MrcCore {
             // An op decided while the QP is held in reset is dropped, as its blocks would.
             let tx = TxInputs {
                 rst: sub_rst[i],
-                init_psn,
+                init_psn: reset_psn,
                 op: if sub_rst[i] { OP_NOP } else { op },
                 psn: if op == OP_SEND {
                     send_psn
@@ -743,7 +753,7 @@ impl MrcCore {
         let rx_data = r.valid && r.x.rx_kind == RX_DATA && a_qp < q;
         self.rx.step(&TrackerInputs {
             rst: x.rst,
-            init_psn,
+            init_psn: reset_psn,
             pkt_valid: rx_data,
             pkt_psn: r.x.rx_psn & PSN_MASK,
             pkt_len: r.x.rx_len,
@@ -958,6 +968,7 @@ impl MrcCore {
                     1 => gl.en = true,
                     2 => gl.en = false,
                     3 => {
+                        self.reset_psn = init_psn;
                         *gl = QpGlue {
                             en: gl.en,
                             rst_q: true,
