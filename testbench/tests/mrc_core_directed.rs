@@ -12,7 +12,8 @@
 //!   after: the op acts on the index as of its own clock.
 //! - A QP reset with packets outstanding, QP_INIT_PSN written around it and work posted at
 //!   every offset: the reset's outstanding count (and through it inflight) matches; the same
-//!   with cwnd full at the reset.
+//!   with cwnd full at the reset; QP_INIT_PSN rewritten in the reset's clock and after it:
+//!   nxt, una and the tracker all restart at the value the reset's edge saw.
 //! - A SACK of the timed packet at every offset around its send (down to the clock after
 //!   the send decision): the RTT sample's send time.
 //! - Retransmits waiting on two QPs with the round-robin start between them: the pick takes
@@ -628,6 +629,76 @@ fn qp_reset_with_init_psn_written_just_before_it() {
         resumed >= 4,
         "work posted after the reset is sent ({resumed} offsets)"
     );
+}
+
+/// QP_INIT_PSN rewritten at every clock around a QP reset, with packets outstanding: the
+/// QP leaves reset with nxt, its scoreboard's una and its tracker's expected PSN all at the
+/// QP_INIT_PSN the reset's edge saw (the core latches it, `reset_psn`), so it sends from
+/// there, and a DATA header at that PSN is acknowledged in order. (With the blocks reset to
+/// QP_INIT_PSN as of the clock after the reset's edge, a rewrite in that clock left una
+/// apart from nxt and the QP never sent again.)
+#[test]
+fn init_psn_rewritten_while_the_qp_is_in_reset() {
+    let cfg = small();
+    let (first, second) = (0x12_3400, 0x45_6700);
+    for gap in 0..4u32 {
+        let mut rig = TimedRig::new(core_with_qp0(&cfg));
+        rig.step(with_post(CoreInputs::idle(), 0, 12 * cfg.mtu));
+        let mut sent = 0;
+        for _ in 0..60 {
+            sent += rig.step(CoreInputs::idle()).tx_valid as u32;
+        }
+        assert!(sent >= 4, "packets outstanding before the reset ({sent})");
+        // The second value, written from the clock after QP_CTRL on, lands in the reset's
+        // clock or after it: the reset's edge sees the first.
+        let ctrl = addr(&rig.rig, "QP", "QP_CTRL");
+        let init = addr(&rig.rig, "QP", "QP_INIT_PSN");
+        let expect = first;
+        let mut psns = Vec::new();
+        let mut acks = Vec::new();
+        for c in 0..300u32 {
+            let mut x = CoreInputs::idle();
+            match c {
+                0 => x = with_write(x, init, first, 0xF),
+                1 => x = with_write(x, ctrl, 3, 0xF),
+                _ if c == 2 + gap => x = with_write(x, init, second, 0xF),
+                _ => {}
+            }
+            if c == 10 {
+                x = with_post(x, 0, 3 * cfg.mtu);
+            }
+            if c == 12 {
+                assert_eq!(rig.rig.model.outputs().una[0], expect, "gap {gap}: una");
+            }
+            if c == 20 {
+                x.rx_valid = true;
+                x.rx_qp = 0;
+                x.rx_kind = RX_DATA;
+                x.rx_psn = expect;
+                x.rx_len = cfg.mtu as u16;
+                x.rx_ackreq = true;
+            }
+            let o = rig.step(x);
+            if c >= 6 && o.tx_valid {
+                psns.push(o.tx_psn);
+            }
+            if o.ack_valid && !o.ack_nack {
+                acks.push((o.ack_cack, o.ack_offset, o.ack_bitmap));
+            }
+        }
+        assert_eq!(
+            psns,
+            vec![expect, expect + 1, expect + 2],
+            "gap {gap}: sends after the reset"
+        );
+        // The SACK covers exactly that PSN above a cumulative ack of the PSN before it (the
+        // advance loop may not have moved cack yet: then it is bit 0 at offset 1).
+        let in_order = [(expect - 1, 1, 1), (expect, 0, 0)];
+        assert!(
+            acks.len() == 1 && in_order.contains(&acks[0]),
+            "gap {gap}: the SACK of the first PSN, in order: {acks:x?}"
+        );
+    }
 }
 
 /// A QP reset while cwnd is full (no ACKs, sends stopped by the cwnd gate) and QP_INIT_PSN
