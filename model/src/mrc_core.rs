@@ -70,9 +70,11 @@
 //! - **RTT samples**: one timed PSN per QP (set by a new send when none is timed, cancelled by
 //!   its retransmission, Karn); a SACK whose cumulative ack covers it yields `now - sent`.
 //! - **QP control** (`QP_CTRL` on `QP_SEL`): enable, disable, reset. A reset clears the QP's
-//!   glue state at once and holds its blocks in reset the next cycle, with `QP_INIT_PSN`.
-//!   A core `rst` resets everything and disables every QP, a clock after it is sampled: the
-//!   RTL registers it at the boundary into a copy per block (a reset tree).
+//!   glue state at once and holds its blocks in reset the next cycle, with `QP_INIT_PSN` as of
+//!   the reset's clock (latched: `reset_psn`), so nxt, una and the tracker's expected PSN
+//!   agree however `QP_INIT_PSN` changes after it. A core `rst` resets everything (every QP
+//!   to PSN 0) and disables every QP, a clock after it is sampled: the RTL registers it at
+//!   the boundary into a copy per block (a reset tree).
 
 use crate::ev_spray_arbiter::{ArbiterInputs, EvSprayArbiter, FeedbackKind, CTL_LOAD};
 use crate::mrc_csr::{CsrInputs, MrcCsr};

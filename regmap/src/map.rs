@@ -90,7 +90,7 @@ pub fn build(cfg: &NicConfig) -> RegMap {
                     field("IN_RESET", 1, 1, "A reset is in progress."),
                     field("ERROR", 2, 1, "Retries exhausted; the QP stopped."),
                 ]),
-                reg(0x18, "QP_INIT_PSN", 24, Rw, 0, "PSN a QP_CTRL reset loads into the selected QP's scoreboard (next PSN to send) and tracker (next PSN expected)."),
+                reg(0x18, "QP_INIT_PSN", 24, Rw, 0, "PSN a QP_CTRL reset loads into the selected QP's scoreboard (next PSN to send) and tracker (next PSN expected), as of the reset's clock."),
             ],
         },
         Spec {
