@@ -94,8 +94,9 @@ pub struct NicConfig {
     pub mtu: u32,
     /// NSCC: switches trim instead of dropping, so the target delay is 0.75 RTT (1.0 without).
     pub trimming: bool,
-    /// Queue pairs `mrc_core` serves: 1..=16. Each QP has its own scoreboard, tracker and
-    /// congestion window (replicated, state in flops); the EV table and the CSR block are shared.
+    /// Queue pairs `mrc_core` serves: 1..=16. Each QP has its own scoreboard (replicated,
+    /// state in flops); the receive tracker and the NSCC window are shared, a context per QP,
+    /// and so are the EV table and the CSR block.
     pub qps: u32,
 }
 
@@ -226,7 +227,7 @@ impl NicConfig {
             (1..=16).contains(&self.qps),
             "qps",
             self.qps,
-            "must be 1..=16 (each QP replicates the scoreboard, tracker and NSCC window)",
+            "must be 1..=16 (each QP replicates the scoreboard and adds a tracker and an NSCC context)",
         )?;
         check(
             self.ev_width == 32,
