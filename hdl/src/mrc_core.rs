@@ -292,8 +292,9 @@ pub struct MrcCore {
     tick_pend: Vec<DFF<Bit>>,
     /// The pick's "this QP is busy" (the R stage's op or the TICK is this QP's) and
     /// "hold != 0", registered from their inputs' next values, so the send decision starts
-    /// at two flops instead of two LUT levels over six (seed 2 at 7eabfef: hold -> hold ==
-    /// 0 & rtx_valid -> l_er -> busy -> the send -> pend's CE, 10.3 ns, 8.6 of it routing).
+    /// at two flops instead of two LUT levels over six (seed 2 of 7eabfef with the scoreboard
+    /// of branch wip/sb-arm-and-lag: hold -> hold == 0 & rtx_valid -> l_er -> busy -> the
+    /// send -> pend's CE, 10.3 ns, 8.6 of it routing).
     busy_q: Vec<DFF<Bit>>,
     hold_nz: Vec<DFF<Bit>>,
     /// The TICK pick over the next values (for `busy_q`).
