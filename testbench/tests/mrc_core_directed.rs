@@ -583,23 +583,29 @@ fn index_and_op_written_on_consecutive_clocks() {
     }
 }
 
+/// QP 0 sending 12 MTUs on a timed rig, 60 clocks on: some of its packets are outstanding.
+fn qp0_with_packets_outstanding(cfg: &NicConfig) -> TimedRig {
+    let mut rig = TimedRig::new(core_with_qp0(cfg));
+    rig.step(with_post(CoreInputs::idle(), 0, 12 * cfg.mtu));
+    let mut sent = 0;
+    for _ in 0..60 {
+        sent += rig.step(CoreInputs::idle()).tx_valid as u32;
+    }
+    assert!(sent >= 4, "packets outstanding before the reset ({sent})");
+    rig
+}
+
 /// A QP reset while packets are outstanding, with QP_INIT_PSN written on each of the two
 /// clocks before the QP_CTRL op (so a read a clock or two late sees the other value), and
 /// new work posted at every offset around the reset: sends resume at the QP_INIT_PSN of the
-/// op's own clock; the rig checks every cycle against the model. (QP_INIT_PSN must then hold
-/// until the reset is done: the scoreboard and tracker load it the clock after the op.)
+/// op's own clock; the rig checks every cycle against the model. (A rewrite after the op is
+/// `init_psn_rewritten_while_the_qp_is_in_reset`.)
 #[test]
 fn qp_reset_with_init_psn_written_just_before_it() {
     let cfg = small();
     let mut resumed = 0;
     for post_at in 0..10u32 {
-        let mut rig = TimedRig::new(core_with_qp0(&cfg));
-        rig.step(with_post(CoreInputs::idle(), 0, 12 * cfg.mtu));
-        let mut sent = 0;
-        for _ in 0..60 {
-            sent += rig.step(CoreInputs::idle()).tx_valid as u32;
-        }
-        assert!(sent >= 4, "packets outstanding before the reset ({sent})");
+        let mut rig = qp0_with_packets_outstanding(&cfg);
         let init = 0x12_3400 + post_at;
         let writes = [
             ("QP", "QP_INIT_PSN", 0x00_0100),
@@ -631,24 +637,19 @@ fn qp_reset_with_init_psn_written_just_before_it() {
     );
 }
 
-/// QP_INIT_PSN rewritten at every clock around a QP reset, with packets outstanding: the
-/// QP leaves reset with nxt, its scoreboard's una and its tracker's expected PSN all at the
-/// QP_INIT_PSN the reset's edge saw (the core latches it, `reset_psn`), so it sends from
-/// there, and a DATA header at that PSN is acknowledged in order. (With the blocks reset to
-/// QP_INIT_PSN as of the clock after the reset's edge, a rewrite in that clock left una
-/// apart from nxt and the QP never sent again.)
+/// QP_INIT_PSN rewritten at each of the four clocks after the QP_CTRL write (landing in the
+/// reset's clock at the first), with packets outstanding: the QP leaves reset with nxt, its
+/// scoreboard's una and its tracker's expected PSN all at the QP_INIT_PSN the reset's edge
+/// saw (the core latches it, `reset_psn`), so it sends from there, and a DATA header at that
+/// PSN is acknowledged in order. (With the blocks reset to QP_INIT_PSN as of the clock after
+/// the reset's edge, a rewrite in that clock left una apart from nxt and the QP never sent
+/// again.)
 #[test]
 fn init_psn_rewritten_while_the_qp_is_in_reset() {
     let cfg = small();
     let (first, second) = (0x12_3400, 0x45_6700);
     for gap in 0..4u32 {
-        let mut rig = TimedRig::new(core_with_qp0(&cfg));
-        rig.step(with_post(CoreInputs::idle(), 0, 12 * cfg.mtu));
-        let mut sent = 0;
-        for _ in 0..60 {
-            sent += rig.step(CoreInputs::idle()).tx_valid as u32;
-        }
-        assert!(sent >= 4, "packets outstanding before the reset ({sent})");
+        let mut rig = qp0_with_packets_outstanding(&cfg);
         // The second value, written from the clock after QP_CTRL on, lands in the reset's
         // clock or after it: the reset's edge sees the first.
         let ctrl = addr(&rig.rig, "QP", "QP_CTRL");
